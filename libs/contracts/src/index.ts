@@ -1,0 +1,6 @@
+export * from './lib/states';
+export * from './lib/errors';
+export * from './lib/keys';
+export * from './lib/queues';
+export * from './lib/records';
+export * from './lib/events';

@@ -1,0 +1,92 @@
+/**
+ * The validated, normalised form of a pipeline (format v1). The loader turns
+ * YAML into this; the engine only ever sees this shape. Field names follow the
+ * YAML (snake_case in YAML, camelCase here).
+ */
+export interface Pipeline {
+  /** Format version; `1` today. */
+  version: 1;
+  name: string;
+  description?: string;
+  /** At most this many stages of one run are queued or running at once. @defaultValue 4 */
+  maxActiveStages: number;
+  stages: StageDefinition[];
+  edges: EdgeDefinition[];
+}
+
+export type StageKind = 'run' | 'gate';
+
+interface StageBase {
+  id: string;
+  kind: StageKind;
+  description?: string;
+  /** JSON Schema the stage's input must satisfy (checked before it starts). */
+  inputSchema?: JsonSchema;
+  /** JSON Schema the stage's output must satisfy (checked when it ends). */
+  outputSchema?: JsonSchema;
+  /** Seconds before the stage is stopped (SIGTERM, then SIGKILL). @defaultValue 600 */
+  timeoutSeconds: number;
+  /** Extra attempts after a failure. @defaultValue 0 */
+  retries: number;
+  browser?: BrowserBlock;
+  /** `browser_login`: after a gate is accepted, the host re-checks the login (browser issue). */
+  verify?: 'browser_login';
+}
+
+export interface RunStageDefinition extends StageBase {
+  kind: 'run';
+  /** A string runs through `/bin/sh -c`; a list is argv, run directly. */
+  command: string | string[];
+  /** Working directory, relative to the runner's work dir or absolute. */
+  cwd?: string;
+  env: Record<string, string>;
+}
+
+export interface GateStageDefinition extends StageBase {
+  kind: 'gate';
+  /** What the operator is asked. */
+  message: string;
+}
+
+export type StageDefinition = RunStageDefinition | GateStageDefinition;
+
+export interface EdgeDefinition {
+  from: string;
+  to: string;
+  /** Source text of the condition, as written. */
+  if?: string;
+  /** Parsed condition; evaluate with `evaluateCondition`. */
+  condition?: ConditionAst;
+}
+
+/** The `browser:` block. Launch options (flags, paths, display) belong to host config, never here. */
+export interface BrowserBlock {
+  /** A profile name (one safe path segment); absent → a throw-away browser. */
+  profile?: string;
+  /** @defaultValue true */
+  headed: boolean;
+  allowDomains: string[];
+  loginUrl?: string;
+  check?: BrowserCheck;
+}
+
+/** How the host judges "logged in" for a check stage. At least one criterion. */
+export interface BrowserCheck {
+  url: string;
+  /** Logged out if the final URL matches this pattern (substring or glob with `*`). */
+  loggedOutUrl?: string;
+  /** Logged in if this CSS selector is present. */
+  selector?: string;
+  /** Logged in if a cookie with this name is set for the check URL. */
+  cookie?: string;
+}
+
+export type JsonSchema = Record<string, unknown> | boolean;
+
+/** Expression tree of an `if`. Built by the parser, never by `eval`. */
+export type ConditionAst =
+  | { type: 'literal'; value: string | number | boolean | null }
+  | { type: 'path'; root: string; path: string[] }
+  | { type: 'not'; operand: ConditionAst }
+  | { type: 'and' | 'or'; left: ConditionAst; right: ConditionAst }
+  | { type: 'compare'; op: '==' | '!=' | '<' | '<=' | '>' | '>='; left: ConditionAst; right: ConditionAst };
