@@ -1,1 +1,2 @@
-
+export { createLogger, loggerOptions, REDACTED_PATHS } from './lib/logger';
+export { LoggingModule } from './lib/logging.module';

@@ -1,0 +1,45 @@
+import { ConfigError, loadApiConfig, loadRunnerConfig, loadServiceConfig } from '../index';
+
+describe('loadApiConfig', () => {
+  it('binds loopback on port 3000 by default and needs no token there', () => {
+    const cfg = loadApiConfig({});
+    expect(cfg.host).toBe('127.0.0.1');
+    expect(cfg.port).toBe(3000);
+    expect(cfg.token).toBeUndefined();
+    expect(cfg.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'sf:' });
+  });
+
+  it('refuses a non-loopback bind without a token, and says how to fix it', () => {
+    expect(() => loadApiConfig({ STAGEFLOW_API_HOST: '0.0.0.0' })).toThrow(/set STAGEFLOW_API_TOKEN/);
+  });
+
+  it('accepts a non-loopback bind with a token', () => {
+    const cfg = loadApiConfig({ STAGEFLOW_API_HOST: '0.0.0.0', STAGEFLOW_API_TOKEN: 'x'.repeat(32) });
+    expect(cfg.token).toHaveLength(32);
+  });
+
+  it('reports every problem at once', () => {
+    try {
+      loadApiConfig({ STAGEFLOW_API_PORT: 'eighty', STAGEFLOW_REDIS_URL: 'http://x', STAGEFLOW_LOG_LEVEL: 'loud' });
+      throw new Error('expected ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems).toHaveLength(3);
+    }
+  });
+});
+
+describe('loadRunnerConfig', () => {
+  it('recovers a killed runner within 15 s by default', () => {
+    const cfg = loadRunnerConfig({ STAGEFLOW_HOME: '/tmp/sf' });
+    expect(cfg.lockDurationMs + cfg.stalledIntervalMs).toBeLessThanOrEqual(15000);
+    expect(cfg.workDir).toBe('/tmp/sf/work');
+  });
+});
+
+describe('loadServiceConfig', () => {
+  it('gives browser-host and the relay their own ports', () => {
+    expect(loadServiceConfig('browser-host', {}).port).toBe(3002);
+    expect(loadServiceConfig('live-view-relay', {}).port).toBe(3003);
+  });
+});

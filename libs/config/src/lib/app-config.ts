@@ -1,0 +1,128 @@
+import { isIP } from 'node:net';
+import { defaultHome, Env, EnvReader, LOG_LEVELS, LogLevel } from './env';
+
+/** Where Redis is and how Stageflow names its keys there. */
+export interface RedisConfig {
+  /** @defaultValue `redis://127.0.0.1:6379` (env `STAGEFLOW_REDIS_URL`) */
+  url: string;
+  /** Key prefix for every Stageflow key. @defaultValue `sf:` (env `STAGEFLOW_REDIS_PREFIX`) */
+  prefix: string;
+}
+
+interface CommonConfig {
+  redis: RedisConfig;
+  /** @defaultValue `info` (env `STAGEFLOW_LOG_LEVEL`) */
+  logLevel: LogLevel;
+  /** Stageflow home: host config, profiles, audit. @defaultValue `~/.stageflow` (env `STAGEFLOW_HOME`) */
+  home: string;
+}
+
+export interface ApiConfig extends CommonConfig {
+  /** @defaultValue `127.0.0.1` (env `STAGEFLOW_API_HOST`) */
+  host: string;
+  /** @defaultValue 3000 (env `STAGEFLOW_API_PORT`) */
+  port: number;
+  /** Bearer token for REST and WebSocket; required when `host` is not loopback (env `STAGEFLOW_API_TOKEN`). */
+  token?: string;
+  /** Largest accepted request body in bytes. @defaultValue 1 MiB (env `STAGEFLOW_API_BODY_LIMIT`) */
+  bodyLimitBytes: number;
+  /** Folder with the built console, served at `/`. (env `STAGEFLOW_CONSOLE_DIR`) */
+  consoleDir?: string;
+}
+
+export interface RunnerConfig extends CommonConfig {
+  /** Stage jobs one runner process executes at once. @defaultValue 4 (env `STAGEFLOW_RUNNER_CONCURRENCY`) */
+  concurrency: number;
+  /** Folder for stage working dirs and envelopes. @defaultValue `<home>/work` (env `STAGEFLOW_WORK_DIR`) */
+  workDir: string;
+  /**
+   * BullMQ lock duration in ms: a killed runner's job is taken back after at most
+   * lockDurationMs + stalledIntervalMs. @defaultValue 5000 (env `STAGEFLOW_RUNNER_LOCK_MS`)
+   */
+  lockDurationMs: number;
+  /** BullMQ stalled-job check interval in ms. @defaultValue 5000 (env `STAGEFLOW_RUNNER_STALLED_MS`) */
+  stalledIntervalMs: number;
+  /** Health endpoint, loopback only. @defaultValue 3001 (env `STAGEFLOW_RUNNER_HEALTH_PORT`) */
+  healthPort: number;
+  /** How often the abandoned-run check runs, ms. @defaultValue 10000 (env `STAGEFLOW_ABANDON_CHECK_MS`) */
+  abandonCheckMs: number;
+}
+
+export interface ServiceConfig extends CommonConfig {
+  host: string;
+  port: number;
+}
+
+function common(r: EnvReader, env: Env): CommonConfig {
+  return {
+    redis: {
+      url: r.url('STAGEFLOW_REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+      prefix: r.string('STAGEFLOW_REDIS_PREFIX', 'sf:'),
+    },
+    logLevel: r.oneOf('STAGEFLOW_LOG_LEVEL', 'info', LOG_LEVELS),
+    home: defaultHome(env),
+  };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+function bindHost(r: EnvReader, name: string): string {
+  const host = r.string(name, '127.0.0.1');
+  if (host !== 'localhost' && isIP(host) === 0) r.problems.push(`${name}="${host}" must be an IP address or localhost`);
+  return host;
+}
+
+export function loadApiConfig(env: Env = process.env): ApiConfig {
+  const r = new EnvReader(env);
+  const host = bindHost(r, 'STAGEFLOW_API_HOST');
+  const token = r.optional('STAGEFLOW_API_TOKEN');
+  if (!isLoopback(host) && !token) {
+    r.problems.push(
+      `STAGEFLOW_API_HOST="${host}" is not a loopback address, so the API would be reachable by others: ` +
+        'set STAGEFLOW_API_TOKEN to a long random secret (clients send it as "Authorization: Bearer <token>"), ' +
+        'or bind to 127.0.0.1',
+    );
+  }
+  if (token !== undefined && token.length < 16) r.problems.push('STAGEFLOW_API_TOKEN must be at least 16 characters');
+  const cfg: ApiConfig = {
+    ...common(r, env),
+    host,
+    port: r.int('STAGEFLOW_API_PORT', 3000, 1, 65535),
+    token,
+    bodyLimitBytes: r.int('STAGEFLOW_API_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    consoleDir: r.optional('STAGEFLOW_CONSOLE_DIR'),
+  };
+  r.done();
+  return cfg;
+}
+
+export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
+  const r = new EnvReader(env);
+  const base = common(r, env);
+  const cfg: RunnerConfig = {
+    ...base,
+    concurrency: r.int('STAGEFLOW_RUNNER_CONCURRENCY', 4, 1, 256),
+    workDir: r.string('STAGEFLOW_WORK_DIR', `${base.home}/work`),
+    lockDurationMs: r.int('STAGEFLOW_RUNNER_LOCK_MS', 5000, 1000, 600000),
+    stalledIntervalMs: r.int('STAGEFLOW_RUNNER_STALLED_MS', 5000, 1000, 600000),
+    healthPort: r.int('STAGEFLOW_RUNNER_HEALTH_PORT', 3001, 1, 65535),
+    abandonCheckMs: r.int('STAGEFLOW_ABANDON_CHECK_MS', 10000, 500, 3600000),
+  };
+  r.done();
+  return cfg;
+}
+
+/** browser-host (default port 3002) and live-view-relay (default port 3003). */
+export function loadServiceConfig(service: 'browser-host' | 'live-view-relay', env: Env = process.env): ServiceConfig {
+  const r = new EnvReader(env);
+  const prefix = service === 'browser-host' ? 'STAGEFLOW_BROWSER_HOST' : 'STAGEFLOW_RELAY';
+  const cfg: ServiceConfig = {
+    ...common(r, env),
+    host: bindHost(r, `${prefix}_BIND`),
+    port: r.int(`${prefix}_PORT`, service === 'browser-host' ? 3002 : 3003, 1, 65535),
+  };
+  r.done();
+  return cfg;
+}
