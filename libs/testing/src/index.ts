@@ -1,1 +1,1 @@
-
+export { testRedisUrl, uniquePrefix } from './lib/redis-test';
