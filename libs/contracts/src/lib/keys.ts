@@ -49,8 +49,36 @@ export class RedisKeys {
   pipelineMeta(): string {
     return `${this.prefix}pipelines:meta`;
   }
+  /** String: lock held by the one runner that sweeps for abandoned runs (see docs/run-engine.md). */
+  abandonSweepLock(): string {
+    return `${this.prefix}runs:abandon-sweep-lock`;
+  }
   /** BullMQ prefix: BullMQ builds its own keys under it. */
   bullPrefix(): string {
     return `${this.prefix}bull`;
+  }
+  /** Hash: the holder of a browser profile's lease: `runId`, `token` (fencing), `since` (ms). Absent when free. */
+  profileLease(scope: string, profile: string): string {
+    return `${this.prefix}lease:${scope}:${profile}`;
+  }
+  /** Sorted set: runs waiting for a profile's lease, scored by their ticket from {@link leaseFence} (FIFO). */
+  profileLeaseQueue(scope: string, profile: string): string {
+    return `${this.prefix}lease:${scope}:${profile}:queue`;
+  }
+  /** Hash: when each waiting run joined a profile's queue, runId → ms. */
+  profileLeaseWaitingSince(scope: string, profile: string): string {
+    return `${this.prefix}lease:${scope}:${profile}:since`;
+  }
+  /** Set: `scope/profile` of every lease with a holder or waiters (walked by reclaim-all and run teardown). */
+  leaseIndex(): string {
+    return `${this.prefix}leases`;
+  }
+  /** String: INCR'd for every lease grant (the fencing token) and queue entry (the ticket). */
+  leaseFence(): string {
+    return `${this.prefix}lease-fence`;
+  }
+  /** Pub/sub channel: lease grants (JSON, parsed by the leases lib); wakes waiting runs. */
+  leaseChannel(): string {
+    return `${this.prefix}lease-events`;
   }
 }
