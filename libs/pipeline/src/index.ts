@@ -1,1 +1,32 @@
-
+// Public API of @stageflow/pipeline: the pipeline model, the YAML loader and
+// the `if` language. Everything else under lib/ is internal.
+export type {
+  BrowserBlock,
+  BrowserCheck,
+  ConditionAst,
+  EdgeDefinition,
+  GateStageDefinition,
+  JsonSchema,
+  Pipeline,
+  RunStageDefinition,
+  StageDefinition,
+  StageKind,
+} from './lib/pipeline.model';
+export type {
+  LoadPipelineOptions,
+  PipelineDiagnostic,
+  PipelineDiagnosticCode,
+  PipelineLoadResult,
+} from './lib/pipeline-diagnostic';
+export {
+  loadPipeline,
+  loadPipelineOrThrow,
+} from './lib/loader/pipeline.loader';
+export { PipelineInvalidError } from './lib/pipeline-invalid.error';
+export { parseCondition } from './lib/condition/condition.parser';
+export {
+  evaluateCondition,
+  type ConditionScope,
+} from './lib/condition/condition.evaluator';
+export { ConditionSyntaxError } from './lib/condition/condition-syntax.error';
+export { PIPELINE_JSON_SCHEMA } from './lib/pipeline.schema';

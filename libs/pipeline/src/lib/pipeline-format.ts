@@ -1,0 +1,80 @@
+/**
+ * Names, patterns and limits of pipeline format v1, shared by the loader and
+ * the editor JSON Schema so the two cannot disagree.
+ */
+export const PIPELINE_FORMAT = {
+  /** Source larger than this is refused before parsing. */
+  maxSourceBytes: 1024 * 1024,
+  /** Passed to `yaml`'s `maxAliasCount`: stops "billion laughs" alias bombs. */
+  maxAliasCount: 100,
+  namePattern: '^[a-z0-9][a-z0-9-_]{0,63}$',
+  stageIdPattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$',
+  envKeyPattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+  profilePattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
+  domainPattern:
+    '^(\\*\\.)?(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$',
+  /** Host-managed variables; a stage cannot set them. */
+  reservedEnvPrefix: 'STAGEFLOW_',
+  /** Set by the Host on browser stages (CDP address, tab pinning). */
+  browserEnvPrefix: 'AGENT_BROWSER_',
+  maxActiveStages: { default: 4, min: 1, max: 64 },
+  timeoutSeconds: { default: 600, min: 1, max: 86_400 },
+  retries: { default: 0, min: 0, max: 10 },
+} as const;
+
+export const PIPELINE_KEYS = [
+  'version',
+  'name',
+  'description',
+  'max_active_stages',
+  'stages',
+  'edges',
+] as const;
+export const STAGE_KEYS = [
+  'id',
+  'kind',
+  'description',
+  'command',
+  'cwd',
+  'env',
+  'timeout_seconds',
+  'retries',
+  'input_schema',
+  'output_schema',
+  'browser',
+  'verify',
+  'message',
+] as const;
+export const EDGE_KEYS = ['from', 'to', 'if'] as const;
+export const BROWSER_KEYS = [
+  'profile',
+  'headed',
+  'allow_domains',
+  'login_url',
+  'check',
+] as const;
+export const BROWSER_CHECK_KEYS = [
+  'url',
+  'logged_out_url',
+  'selector',
+  'cookie',
+] as const;
+export const VERIFY_VALUES = ['browser_login'] as const;
+
+/**
+ * Keys people put under `browser:` that are Host settings. Value: where the
+ * setting lives in `$STAGEFLOW_HOME/config.yaml`, or why there is none.
+ */
+export const BROWSER_HOST_OPTIONS: Readonly<Record<string, string>> = {
+  launch_args: 'browser.launch_args',
+  args: 'browser.launch_args',
+  executable_path: 'browser.executable_path',
+  executable: 'browser.executable_path',
+  display: 'none: the Host uses its own DISPLAY / WAYLAND_DISPLAY, or Xvfb',
+  dialog_timeout_seconds: 'browser.dialog_timeout_seconds',
+  blocked_sites: 'browser.blocked_sites',
+  host: 'browser.host',
+  container: 'browser.container',
+  owner_hosts: 'browser.owner_hosts',
+  scope: 'none: the Host sets the owner scope',
+};
