@@ -1,0 +1,12 @@
+module.exports = {
+  displayName: 'profiles',
+  preset: '../../jest.preset.js',
+  testEnvironment: 'node',
+  // Unit tier only: integration tests (*.int-spec.ts) run from jest.int.config.cts.
+  testMatch: ['<rootDir>/src/**/*.spec.ts'],
+  transform: {
+    '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'html'],
+  coverageDirectory: '../../coverage/libs/profiles',
+};
