@@ -1,1 +1,17 @@
-
+export type {
+  AllowlistUnverifiedRecord,
+  AuditRecord,
+  AuditRecordInput,
+  AuditRecordType,
+  NavigationOutsideAllowlistRecord,
+  ProfileCreatedRecord,
+  ProfileDeletedRecord,
+  ProfileUsedRecord,
+} from './lib/audit-record';
+export { AUDIT_FIELD_PATTERNS, AUDIT_RECORD_TYPES } from './lib/audit-record';
+export { AuditQueryInvalidError, AuditRecordInvalidError } from './lib/audit.errors';
+export type { AuditFs } from './lib/audit-fs';
+export { nodeAuditFs } from './lib/audit-fs';
+export type { AuditClock, AuditPage, AuditQuery } from './lib/audit-log';
+export { AUDIT_QUERY_MAX_LIMIT, AuditLog, auditLogPath } from './lib/audit-log';
+export { extractNavigations, hostsOutsideAllowlist } from './lib/navigation-audit';

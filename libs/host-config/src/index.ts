@@ -1,1 +1,11 @@
-
+export type { BrowserHostConfig, BrowserHostKind, ContainerHostConfig, HostConfig } from './lib/host-config.model';
+export { BROWSER_HOST_KINDS, defaultHostConfig, HOST_CONFIG_LIMITS } from './lib/host-config.model';
+export type { BlockedSiteConflict, HostConfigProblem } from './lib/host-config.errors';
+export { BrowserSiteBlockedError, ChromeArgInvalidError, HostConfigError } from './lib/host-config.errors';
+export { parseHostConfig } from './lib/host-config.parser';
+export type { HostConfigFs } from './lib/host-config.loader';
+export { hostConfigPath, loadHostConfig, nodeHostConfigFs } from './lib/host-config.loader';
+export type { StageSites } from './lib/blocked-sites';
+export { checkStageAgainstBlockedSites, isSiteBlocked } from './lib/blocked-sites';
+export { chromeArgs, HOST_SWITCHES } from './lib/chrome-args';
+export { hostFor } from './lib/browser-host';
