@@ -4,3 +4,4 @@ export * from './lib/keys';
 export * from './lib/queues';
 export * from './lib/records';
 export * from './lib/events';
+export * from './lib/browser-sessions';
