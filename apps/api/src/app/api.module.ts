@@ -1,10 +1,12 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { ApiConfig } from '@stageflow/config';
+import { AuditApiModule } from './audit/audit-api.module';
 import { CoreModule } from './core/core.module';
 import type { EventsOptions } from './events/events.options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
+import { ProfilesApiModule } from './profiles/profiles-api.module';
 import { RunsModule } from './runs/runs.module';
 
 export interface ApiModuleOptions {
@@ -25,6 +27,8 @@ export class ApiModule {
         PipelinesModule,
         RunsModule,
         HealthModule,
+        ProfilesApiModule.forRoot(config),
+        AuditApiModule.forRoot(config),
         EventsModule.forRoot(options.events),
       ],
     };

@@ -21,7 +21,7 @@ describe('api under random requests', () => {
   afterAll(() => t.app.close());
 
   const segment = fc.oneof(
-    fc.constantFrom('run-1', 'run-2', 'approve', 'ship', 'gate-only', 'schema', 'validate', 'cancel', 'gate', 'stages', 'events'),
+    fc.constantFrom('run-1', 'run-2', 'approve', 'ship', 'gate-only', 'schema', 'validate', 'cancel', 'gate', 'stages', 'events', 'profiles', 'audit', 'work'),
     fc.string({ maxLength: 12 }).map(encodeURIComponent),
     fc.constantFrom('..', '%FF', '%E0%A4%A', '%2F', '%00', 'a.b', '-', '_', 'x'.repeat(129), '%20'),
   );
@@ -37,15 +37,18 @@ describe('api under random requests', () => {
       '/api/runs/run-1/stages/approve',
       '/api/runs/run-1/stages/approve/gate',
       '/api/health',
+      '/api/profiles',
+      '/api/profiles/work',
+      '/api/audit',
     ),
-    fc.tuple(fc.constantFrom('/api/pipelines/', '/api/runs/', '/api/runs/run-2/stages/', '/api/'), fc.array(segment, { maxLength: 4 })).map(
+    fc.tuple(fc.constantFrom('/api/pipelines/', '/api/runs/', '/api/runs/run-2/stages/', '/api/', '/api/profiles/'), fc.array(segment, { maxLength: 4 })).map(
       ([base, parts]) => base + parts.join('/'),
     ),
   );
   const query = fc.oneof(
     fc.constant(''),
     fc
-      .array(fc.tuple(fc.constantFrom('limit', 'after', 'state', 'pipeline', 'cursor', 'x'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer().map(String))), {
+      .array(fc.tuple(fc.constantFrom('limit', 'after', 'state', 'pipeline', 'cursor', 'x', 'type', 'profile', 'run', 'since', 'until'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer().map(String))), {
         maxLength: 3,
       })
       .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&') : '')),

@@ -166,6 +166,11 @@ describe('api request handling', () => {
           'POST /api/runs',
           'POST /api/runs/{run}/cancel',
           'POST /api/runs/{run}/stages/{stage}/gate',
+          'POST /api/profiles',
+          'GET /api/profiles',
+          'GET /api/profiles/{name}',
+          'DELETE /api/profiles/{name}',
+          'GET /api/audit',
         ].sort(),
       );
       for (const { route, op } of routes) {

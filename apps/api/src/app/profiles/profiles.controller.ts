@@ -1,0 +1,71 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { PROFILE_NAME_RULE } from '@stageflow/profiles';
+import { ApiErrors, ApiGuardedRoutes } from '../core/api-errors.decorator';
+import { ParseProfileNamePipe } from './parse-profile-name.pipe';
+import { CreateProfileDto, LeasedProfileResponseDto, ProfileResponseDto } from './profile.dto';
+import { ProfilesApiService } from './profiles-api.service';
+
+const NAME_PARAM = ApiParam({ name: 'name', schema: { type: 'string', pattern: PROFILE_NAME_RULE } });
+const SERVER_ERRORS = {
+  500: '`internal_error`; `profile_home_in_checkout` (STAGEFLOW_HOME is inside a project checkout); `profile_audit_failed` (done, but not audited)',
+};
+
+@ApiTags('profiles')
+@ApiGuardedRoutes()
+@Controller('profiles')
+export class ProfilesController {
+  constructor(private readonly profiles: ProfilesApiService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create an empty browser profile (a saved login) on this Host.',
+    description: 'The folder is created owner-only in the Stageflow home; its path is never returned. Audited as `profile_created`.',
+  })
+  @ApiCreatedResponse({ type: ProfileResponseDto })
+  @ApiErrors({
+    ...SERVER_ERRORS,
+    400: '`profile_name_invalid` (the message quotes the name rule), `invalid_request`, `invalid_json`',
+    409: '`profile_exists` (also for a name differing only in case), `profile_folder_unsafe`',
+    413: '`body_too_large`',
+    415: '`unsupported_media_type`',
+  })
+  create(@Body() dto: CreateProfileDto): Promise<ProfileResponseDto> {
+    return this.profiles.create(dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Browser profiles of this Host, by name, each with the run holding it and the runs waiting.' })
+  @ApiOkResponse({ type: [LeasedProfileResponseDto] })
+  @ApiErrors(SERVER_ERRORS)
+  list(): Promise<LeasedProfileResponseDto[]> {
+    return this.profiles.list();
+  }
+
+  @Get(':name')
+  @NAME_PARAM
+  @ApiOperation({ summary: 'One browser profile: size, the run holding its lease, the runs waiting (first in line first).' })
+  @ApiOkResponse({ type: LeasedProfileResponseDto })
+  @ApiErrors({ ...SERVER_ERRORS, 400: '`profile_name_invalid`', 404: '`profile_not_found`', 409: '`profile_folder_unsafe`' })
+  get(@Param('name', ParseProfileNamePipe) name: string): Promise<LeasedProfileResponseDto> {
+    return this.profiles.get(name);
+  }
+
+  @Delete(':name')
+  @NAME_PARAM
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({
+    summary: 'Delete a browser profile and its saved login.',
+    description: 'Refused while a run holds the profile or runs wait for it. Audited as `profile_deleted`.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({
+    ...SERVER_ERRORS,
+    400: '`profile_name_invalid`',
+    404: '`profile_not_found`',
+    409: '`profile_leased` (details: `{profile, holder?, waiters}`), `profile_folder_unsafe`',
+  })
+  delete(@Param('name', ParseProfileNamePipe) name: string): Promise<void> {
+    return this.profiles.delete(name);
+  }
+}
