@@ -2,6 +2,7 @@ module.exports = {
   displayName: 'cdp',
   preset: '../../jest.preset.js',
   testEnvironment: 'node',
+  passWithNoTests: true,
   // Unit tier only: integration tests (*.int-spec.ts) run from jest.int.config.cts.
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   transform: {

@@ -1,0 +1,60 @@
+import { ContractViolationError } from './errors';
+import { parseOpenStageSessionRequest } from './browser-sessions';
+import { RedisKeys } from './keys';
+import { parseStageJobPayload, stageJobId } from './queues';
+
+describe('parseStageJobPayload', () => {
+  it('accepts a well-formed payload', () => {
+    expect(parseStageJobPayload({ runId: 'r1', stageId: 'greet', attempt: 2 })).toEqual({
+      runId: 'r1',
+      stageId: 'greet',
+      attempt: 2,
+    });
+  });
+
+  it.each([
+    [null, 'expected an object'],
+    [[], 'expected an object'],
+    [{ runId: 'r1', stageId: 's', attempt: 0 }, 'attempt must be a positive integer'],
+    [{ runId: 'r 1', stageId: 's', attempt: 1 }, 'runId must be an id string'],
+    [{ runId: 'r1', stageId: '../s', attempt: 1 }, 'stageId must be an id string'],
+    [{ runId: 'r1', stageId: 's', attempt: 1, extra: true }, 'unknown field "extra"'],
+  ])('refuses %j: %s', (raw, problem) => {
+    expect(() => parseStageJobPayload(raw)).toThrow(ContractViolationError);
+    expect(() => parseStageJobPayload(raw)).toThrow(problem);
+  });
+
+  it('gives one job id per attempt', () => {
+    expect(stageJobId({ runId: 'r1', stageId: 's', attempt: 1 })).not.toBe(
+      stageJobId({ runId: 'r1', stageId: 's', attempt: 2 }),
+    );
+  });
+});
+
+describe('parseOpenStageSessionRequest', () => {
+  const base = { runId: 'r1', stageId: 'work', attempt: 1, headed: true, allowDomains: [] };
+
+  it('accepts a throw-away request and a profile request with its fencing token', () => {
+    expect(parseOpenStageSessionRequest(base)).toEqual(base);
+    expect(parseOpenStageSessionRequest({ ...base, profile: 'work', leaseToken: 7 }).leaseToken).toBe(7);
+  });
+
+  it.each([
+    [{ ...base, profile: '../etc' }, 'profile must be a profile name'],
+    [{ ...base, profile: 'work' }, 'leaseToken must be the positive integer fencing token'],
+    [{ ...base, leaseToken: 3 }, 'leaseToken is only valid with a profile'],
+    [{ ...base, checkUrl: 'file:///etc/passwd' }, 'checkUrl must be an http(s) URL'],
+    [{ ...base, profilePath: '/root' }, 'unknown field "profilePath"'],
+  ])('refuses %j', (raw, problem) => {
+    expect(() => parseOpenStageSessionRequest(raw)).toThrow(problem);
+  });
+});
+
+describe('RedisKeys', () => {
+  it('puts every key under its prefix', () => {
+    const keys = new RedisKeys('t1:');
+    expect(keys.run('r')).toBe('t1:run:r');
+    expect(keys.stage('r', 's')).toBe('t1:run:r:stage:s');
+    expect(keys.allEvents().startsWith('t1:')).toBe(true);
+  });
+});
