@@ -1,21 +1,29 @@
-/**
- * This is not a production server yet!
- * This is only a minimal backend to get started.
- */
-
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ConfigError, loadServiceConfig } from '@stageflow/config';
+import { HostConfigError } from '@stageflow/host-config';
+import { createLogger } from '@stageflow/logging';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app/app.module';
+import { SERVICE_NAME } from './app/service-config';
 
-async function bootstrap() {
-  const app = await NestFactory.create(AppModule);
-  const globalPrefix = 'api';
-  app.setGlobalPrefix(globalPrefix);
-  const port = process.env.PORT || 3000;
-  await app.listen(port);
-  Logger.log(
-    `🚀 Application is running on: http://localhost:${port}/${globalPrefix}`,
-  );
+async function bootstrap(): Promise<void> {
+  const config = loadServiceConfig(SERVICE_NAME);
+  const app = await NestFactory.create(AppModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  // SIGTERM: stop watching run events and kill throw-away browsers; shared browsers keep
+  // running for the next browser-host to re-adopt (docs/browser-sessions.md).
+  app.enableShutdownHooks();
+  // Sessions are refused (503) until the startup sweep is done; /health answers at once.
+  await app.listen(config.port, config.host);
+  app.get(Logger).log(`listening on http://${config.host}:${config.port}`, 'Bootstrap');
 }
 
-bootstrap();
+bootstrap().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof HostConfigError) {
+    // The message lists every problem and how to fix it; a stack trace would only hide it.
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    createLogger(SERVICE_NAME).fatal({ err }, 'failed to start');
+  }
+  process.exit(1);
+});

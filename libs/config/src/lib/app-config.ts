@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defaultHome, Env, EnvReader, LOG_LEVELS, LogLevel } from './env';
 
 /** Where Redis is and how Stageflow names its keys there. */
@@ -48,9 +50,44 @@ export interface RunnerConfig extends CommonConfig {
   abandonCheckMs: number;
 }
 
+/**
+ * How browser-host starts Chromium and where it keeps per-run files. Read from the
+ * environment here, so the browser-hosts lib and the app never touch `process.env`.
+ */
+export interface BrowserHostSettings {
+  /** Chromium binary when Host config sets no `browser.executable_path`. @defaultValue `/usr/bin/chromium` (env `STAGEFLOW_CHROMIUM`) */
+  chromiumPath: string;
+  /**
+   * Names this host's browsers in their command line and its registry entries; the
+   * orphan sweep only touches its own. Keep it stable across restarts, unique per
+   * browser-host sharing a machine. @defaultValue `local` (env `STAGEFLOW_HOST_ID`)
+   */
+  hostId: string;
+  /** The Host's X display, if any (env `DISPLAY`). */
+  display?: string;
+  /** The Host's Wayland display, if any (env `WAYLAND_DISPLAY`). */
+  waylandDisplay?: string;
+  /** Where the Wayland socket lives (env `XDG_RUNTIME_DIR`). */
+  xdgRuntimeDir?: string;
+  /** PATH for finding `Xvfb` and for Chromium's children. @defaultValue a system PATH (env `PATH`) */
+  searchPath: string;
+  /** Parent of the throw-away profiles and the runtime dir. @defaultValue the OS temp dir (env `STAGEFLOW_BROWSER_TMP`) */
+  tempRoot: string;
+  /**
+   * Folder (0700) holding one agent-browser socket dir per run. Unix socket paths are
+   * limited to 107 bytes, so keep it short. @defaultValue `<tempRoot>/stageflow-<hostId>-run`
+   * (env `STAGEFLOW_BROWSER_RUNTIME_DIR`)
+   */
+  runtimeDir: string;
+  /** Throw-away profiles, one folder per browser (0700). @defaultValue `<tempRoot>/stageflow-<hostId>-throwaway` */
+  throwawayRoot: string;
+}
+
 export interface ServiceConfig extends CommonConfig {
   host: string;
   port: number;
+  /** Browser settings; only browser-host uses them. */
+  browser: BrowserHostSettings;
 }
 
 function common(r: EnvReader, env: Env): CommonConfig {
@@ -114,6 +151,45 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
   return cfg;
 }
 
+const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The runtime dir plus `/<run id>/<session>.sock` must fit a unix socket path (107 bytes). */
+const MAX_RUNTIME_DIR = 48;
+
+function absolutePath(r: EnvReader, name: string, fallback: string): string {
+  const value = r.string(name, fallback);
+  if (!value.startsWith('/')) r.problems.push(`${name}="${value}" must be an absolute path`);
+  return value;
+}
+
+function browserHostSettings(r: EnvReader, env: Env): BrowserHostSettings {
+  const hostId = r.string('STAGEFLOW_HOST_ID', 'local');
+  if (!HOST_ID.test(hostId) || hostId.includes('..')) {
+    r.problems.push(
+      `STAGEFLOW_HOST_ID="${hostId}" must be 1-64 letters, digits, "_", "." or "-", starting with a letter or digit`,
+    );
+  }
+  const tempRoot = absolutePath(r, 'STAGEFLOW_BROWSER_TMP', tmpdir());
+  const runtimeDir = absolutePath(r, 'STAGEFLOW_BROWSER_RUNTIME_DIR', join(tempRoot, `stageflow-${hostId}-run`));
+  if (Buffer.byteLength(runtimeDir) > MAX_RUNTIME_DIR) {
+    r.problems.push(
+      `the browser runtime dir "${runtimeDir}" is longer than ${MAX_RUNTIME_DIR} bytes: agent-browser's socket ` +
+        'paths inside it would not fit a unix socket; set STAGEFLOW_BROWSER_RUNTIME_DIR (or STAGEFLOW_BROWSER_TMP) to a shorter path such as /tmp/sf-run',
+    );
+  }
+  return {
+    chromiumPath: absolutePath(r, 'STAGEFLOW_CHROMIUM', '/usr/bin/chromium'),
+    hostId,
+    display: r.optional('DISPLAY'),
+    waylandDisplay: r.optional('WAYLAND_DISPLAY'),
+    xdgRuntimeDir: r.optional('XDG_RUNTIME_DIR'),
+    searchPath: env['PATH'] || DEFAULT_PATH,
+    tempRoot,
+    runtimeDir,
+    throwawayRoot: join(tempRoot, `stageflow-${hostId}-throwaway`),
+  };
+}
+
 /** browser-host (default port 3002) and live-view-relay (default port 3003). */
 export function loadServiceConfig(service: 'browser-host' | 'live-view-relay', env: Env = process.env): ServiceConfig {
   const r = new EnvReader(env);
@@ -122,6 +198,7 @@ export function loadServiceConfig(service: 'browser-host' | 'live-view-relay', e
     ...common(r, env),
     host: bindHost(r, `${prefix}_BIND`),
     port: r.int(`${prefix}_PORT`, service === 'browser-host' ? 3002 : 3003, 1, 65535),
+    browser: browserHostSettings(r, env),
   };
   r.done();
   return cfg;

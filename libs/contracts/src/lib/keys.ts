@@ -81,4 +81,32 @@ export class RedisKeys {
   leaseChannel(): string {
     return `${this.prefix}lease-events`;
   }
+  /** Hash: one browser of browser-host's registry (see docs/browser-sessions.md); never a profile path. */
+  hostBrowser(browserId: string): string {
+    return `${this.prefix}browser:${browserId}`;
+  }
+  /** Set: ids of the browsers one browser-host runs (walked by its startup sweep). */
+  hostBrowsers(hostId: string): string {
+    return `${this.prefix}browser-host:${hostId}:browsers`;
+  }
+  /** Hash: one stage session (a tab and an agent-browser session) of browser-host's registry. */
+  hostSession(sessionId: string): string {
+    return `${this.prefix}browser-session:${sessionId}`;
+  }
+  /** Set: ids of the stage sessions one browser-host holds open. */
+  hostSessions(hostId: string): string {
+    return `${this.prefix}browser-host:${hostId}:sessions`;
+  }
+  /** Set: ids of a run's browsers (shared and throw-away), for its teardown. */
+  runBrowsers(runId: string): string {
+    return `${this.prefix}run:${runId}:browsers`;
+  }
+  /** Set: ids of a run's open stage sessions, for stage and run teardown. */
+  runBrowserSessions(runId: string): string {
+    return `${this.prefix}run:${runId}:browser-sessions`;
+  }
+  /** String: the last event of the all-runs stream ({@link allEvents}) a browser-host has acted on. */
+  hostEventCursor(hostId: string): string {
+    return `${this.prefix}browser-host:${hostId}:event-cursor`;
+  }
 }

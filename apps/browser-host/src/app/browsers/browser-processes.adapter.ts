@@ -1,0 +1,266 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  launchThrowaway,
+  LocalChromeAdapter,
+  type AllowlistBlock,
+  type BrowserHostEvent,
+  type HeadedMode,
+  type HostCapabilities,
+  type LaunchedBrowser,
+  type SweepReport,
+} from '@stageflow/browser-hosts';
+import { browserVersion, CdpConnection } from '@stageflow/cdp';
+import { chromeArgs, type HostConfig } from '@stageflow/host-config';
+import { BROWSER_SETTINGS, HOST_CONFIG, type BrowserSettings } from './browser-host.tokens';
+import type { BrowserRecord } from './browser-record';
+import { ProcessTable, switchValue } from './process-table.adapter';
+
+/**
+ * A running browser as browser-host holds it: launched by this process, or re-adopted
+ * from the registry after a restart. Serializes to its public fields only.
+ */
+export interface BrowserHandle {
+  readonly browserId: string;
+  readonly pid: number;
+  readonly cdpPort: number;
+  readonly wsEndpoint: string;
+  readonly headedMode: HeadedMode;
+  /** True when a previous browser-host process launched it (see docs/browser-sessions.md, "Restarts"). */
+  readonly adopted: boolean;
+  /** Graceful: `Browser.close`, a bounded wait, SIGKILL as the fallback. Resolves once the process is gone. */
+  close(): Promise<void>;
+  /** SIGKILL. Resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+export interface SharedLaunch {
+  browserId: string;
+  /** From `ProfileStore.pathFor`; goes to Chromium and nowhere else. */
+  userDataDir: string;
+  headed: boolean;
+}
+
+export interface ThrowawayLaunch {
+  browserId: string;
+  headed: boolean;
+  /** Empty: no allowlist (the stage set no `allow_domains`). */
+  allowDomains: readonly string[];
+  onBlocked: (block: AllowlistBlock) => void;
+}
+
+/**
+ * Side effects on browser processes: launching through the local adapter, finding a
+ * browser a previous process launched, health checks, the orphan sweep. The services
+ * above it are tested with a fake.
+ */
+export abstract class BrowserProcesses {
+  abstract capabilities(): HostCapabilities;
+  abstract launchShared(launch: SharedLaunch): Promise<BrowserHandle>;
+  abstract launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle>;
+  /**
+   * A handle on a registered browser this process did not launch, when its process is
+   * alive, is that browser (its command line names the id and this host), and answers
+   * CDP on the registered port. `undefined` otherwise.
+   */
+  abstract adopt(record: BrowserRecord): Promise<BrowserHandle | undefined>;
+  /** SIGKILLs what is left of a registered browser that cannot be adopted (alive but not answering). */
+  abstract killRemains(record: BrowserRecord): Promise<void>;
+  /** Process alive and `/json/version` answering. */
+  abstract isResponsive(handle: BrowserHandle): Promise<boolean>;
+  /** Ends this host's Chromium, Xvfb and temp profiles whose id is not in `known`. */
+  abstract sweepOrphans(known: Iterable<string>): Promise<SweepReport>;
+  /** Ids of browsers this process launched and that still run. */
+  abstract runningIds(): string[];
+}
+
+const CLOSE_TIMEOUT_MS = 10_000;
+const HEALTH_TIMEOUT_MS = 3000;
+
+/** {@link BrowserProcesses} over `LocalChromeAdapter` (Chromium as a child of browser-host). */
+@Injectable()
+export class LocalBrowserProcesses extends BrowserProcesses {
+  private readonly log = new Logger('BrowserProcesses');
+  private readonly adapter: LocalChromeAdapter;
+  private readonly procs = new ProcessTable();
+
+  constructor(
+    @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
+    @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
+  ) {
+    super();
+    this.adapter = new LocalChromeAdapter({
+      chromiumPath: settings.chromiumPath,
+      display: settings.display,
+      waylandDisplay: settings.waylandDisplay,
+      xdgRuntimeDir: settings.xdgRuntimeDir,
+      searchPath: settings.searchPath,
+      hostId: settings.hostId,
+      throwawayRoot: settings.throwawayRoot,
+      closeTimeoutMs: CLOSE_TIMEOUT_MS,
+      onEvent: (event) => this.onAdapterEvent(event),
+    });
+  }
+
+  capabilities(): HostCapabilities {
+    return this.adapter.capabilities();
+  }
+
+  async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
+    const browser = await this.adapter.launch({
+      browserId: launch.browserId,
+      userDataDir: launch.userDataDir,
+      headed: launch.headed,
+      // Host switches, then browser.launch_args; the adapter adds its own and drops repeats.
+      launchArgs: chromeArgs(this.hostConfig),
+      executablePath: this.hostConfig.browser.executablePath,
+    });
+    return launched(browser);
+  }
+
+  async launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle> {
+    const browser = await launchThrowaway(this.adapter, {
+      browserId: launch.browserId,
+      headed: launch.headed,
+      launchArgs: chromeArgs(this.hostConfig),
+      executablePath: this.hostConfig.browser.executablePath,
+      allowDomains: launch.allowDomains.length > 0 ? launch.allowDomains : undefined,
+      onBlocked: launch.onBlocked,
+    });
+    return launched(browser);
+  }
+
+  async adopt(record: BrowserRecord): Promise<BrowserHandle | undefined> {
+    if (!(await this.isThatBrowser(record))) return undefined;
+    try {
+      await browserVersion(record.cdpPort, { timeoutMs: HEALTH_TIMEOUT_MS });
+    } catch {
+      return undefined;
+    }
+    const procs = this.procs;
+    let closing: Promise<void> | undefined;
+    const gone = async (): Promise<void> => {
+      if (!(await procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS))) {
+        procs.signalGroup(record.pid, 'SIGKILL');
+        await procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS);
+      }
+      // The adapter that started its private Xvfb died with the old process.
+      await this.stopDisplayOf(record.browserId);
+    };
+    const handle: BrowserHandle & { toJSON(): object } = {
+      browserId: record.browserId,
+      pid: record.pid,
+      cdpPort: record.cdpPort,
+      wsEndpoint: record.wsEndpoint,
+      headedMode: record.headedMode,
+      adopted: true,
+      close() {
+        closing ??= (async () => {
+          // As for a browser we launched: Browser.close makes Chrome write its profile.
+          await askBrowserToQuit(record.wsEndpoint);
+          await gone();
+        })();
+        return closing;
+      },
+      kill: async () => {
+        procs.signalGroup(record.pid, 'SIGKILL');
+        await procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS);
+        await this.stopDisplayOf(record.browserId);
+      },
+      toJSON() {
+        return { browserId: record.browserId, pid: record.pid, cdpPort: record.cdpPort, adopted: true };
+      },
+    };
+    return handle;
+  }
+
+  async killRemains(record: BrowserRecord): Promise<void> {
+    if (await this.isThatBrowser(record)) {
+      this.procs.signalGroup(record.pid, 'SIGKILL');
+      await this.procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS);
+    }
+    if (!this.adapter.runningBrowserIds().includes(record.browserId)) await this.stopDisplayOf(record.browserId);
+  }
+
+  async isResponsive(handle: BrowserHandle): Promise<boolean> {
+    if (!this.procs.isAlive(handle.pid)) return false;
+    try {
+      await browserVersion(handle.cdpPort, { timeoutMs: HEALTH_TIMEOUT_MS });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  sweepOrphans(known: Iterable<string>): Promise<SweepReport> {
+    return this.adapter.sweepOrphans(known);
+  }
+
+  runningIds(): string[] {
+    return this.adapter.runningBrowserIds();
+  }
+
+  /** The pid is alive and its command line is this host's browser with this id (not a reused pid). */
+  private async isThatBrowser(record: BrowserRecord): Promise<boolean> {
+    if (!this.procs.isAlive(record.pid)) return false;
+    const argv = await this.procs.argv(record.pid);
+    return (
+      argv !== undefined &&
+      switchValue(argv, '--stageflow-browser-id') === record.browserId &&
+      switchValue(argv, '--stageflow-host') === this.settings.hostId
+    );
+  }
+
+  /**
+   * Stops the private Xvfb of a browser a previous process launched. The adapter marks
+   * each display with STAGEFLOW_HOST / STAGEFLOW_BROWSER_ID in its environment
+   * (docs/browser-hosts.md); Xvfb removes its lock and socket on SIGTERM.
+   */
+  private async stopDisplayOf(browserId: string): Promise<void> {
+    for (const pid of await this.procs.pidsNamed('Xvfb')) {
+      const env = await this.procs.environ(pid);
+      if (env?.['STAGEFLOW_HOST'] !== this.settings.hostId || env['STAGEFLOW_BROWSER_ID'] !== browserId) continue;
+      this.procs.signal(pid, 'SIGTERM');
+      if (!(await this.procs.waitForExit(pid, 3000))) this.procs.signalGroup(pid, 'SIGKILL');
+    }
+  }
+
+  private onAdapterEvent(event: BrowserHostEvent): void {
+    const { type, browserId } = event;
+    if (type === 'browser_exited' && !event.expected) {
+      this.log.warn({ msg: 'Browser exited on its own; it is restarted at the next stage session of its run', browserId, pid: event.pid, code: event.code, signal: event.signal });
+    } else if (type === 'browser_force_killed') {
+      this.log.warn({ msg: 'Browser did not close in time and was killed; its last cookies may be lost', browserId, pid: event.pid });
+    } else if (type === 'stale_profile_lock_removed') {
+      this.log.log({ msg: 'Removed a stale profile lock left by a crashed browser', browserId, ownerPid: event.ownerPid, reason: event.reason });
+    } else if (type === 'orphan_swept') {
+      this.log.log({ msg: `Swept an orphaned ${event.what}`, browserId, pid: event.pid });
+    }
+  }
+}
+
+function launched(browser: LaunchedBrowser): BrowserHandle {
+  const handle: BrowserHandle & { toJSON(): object } = {
+    browserId: browser.browserId,
+    pid: browser.pid,
+    cdpPort: browser.cdpPort,
+    wsEndpoint: browser.wsEndpoint,
+    headedMode: browser.headedMode,
+    adopted: false,
+    close: () => browser.close(),
+    kill: () => browser.kill(),
+    toJSON: () => ({ browserId: browser.browserId, pid: browser.pid, cdpPort: browser.cdpPort, adopted: false }),
+  };
+  return handle;
+}
+
+async function askBrowserToQuit(wsEndpoint: string): Promise<void> {
+  let cdp: CdpConnection | undefined;
+  try {
+    cdp = await CdpConnection.connect(wsEndpoint, { connectTimeoutMs: 3000, callTimeoutMs: 5000 });
+    await cdp.send('Browser.close');
+  } catch {
+    // The socket closes as Chrome quits, or the browser is wedged: the bounded wait decides.
+  } finally {
+    await cdp?.close();
+  }
+}

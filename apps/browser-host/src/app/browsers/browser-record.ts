@@ -1,0 +1,74 @@
+import type { HeadedMode } from '@stageflow/browser-hosts';
+
+/**
+ * A browser in browser-host's registry (Redis hash `sf:browser:<id>`). What a restarted
+ * host needs to find and re-adopt it, and what logs and the relay need to name it.
+ * Never a profile path: the folder is asked of the profile store when needed.
+ */
+export interface BrowserRecord {
+  browserId: string;
+  /** `shared`: the run's browser for a profile; `throwaway`: one stage session's, on a temporary profile. */
+  kind: 'shared' | 'throwaway';
+  /** The browser-host (`STAGEFLOW_HOST_ID`) whose process runs it. */
+  hostId: string;
+  runId: string;
+  /** Shared browsers: the owner scope and profile name. */
+  scope?: string;
+  profile?: string;
+  /** Throw-away browsers: the one stage session using it. */
+  sessionId?: string;
+  pid: number;
+  cdpPort: number;
+  /** `ws://127.0.0.1:<port>/devtools/browser/<id>`. */
+  wsEndpoint: string;
+  headedMode: HeadedMode;
+  /** Shared browsers: the fencing token of the lease the browser was last handed out under. */
+  leaseToken?: number;
+  /** ISO 8601. */
+  startedAt: string;
+}
+
+const HEADED_MODES: readonly HeadedMode[] = ['display', 'xvfb', 'headless'];
+
+/** The record as Redis hash fields (absent optionals are left out). */
+export function browserRecordToHash(record: BrowserRecord): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (value !== undefined) hash[key] = String(value);
+  }
+  return hash;
+}
+
+/** Parses a registry hash; `undefined` for an empty or malformed one (logged and skipped by the caller). */
+export function browserRecordFromHash(hash: Record<string, string>): BrowserRecord | undefined {
+  const int = (key: string): number | undefined => {
+    const raw = hash[key];
+    if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+    return Number(raw);
+  };
+  const { browserId, kind, hostId, runId, wsEndpoint, headedMode, startedAt } = hash;
+  const pid = int('pid');
+  const cdpPort = int('cdpPort');
+  if (!browserId || !hostId || !runId || !startedAt || pid === undefined || cdpPort === undefined) return undefined;
+  if (kind !== 'shared' && kind !== 'throwaway') return undefined;
+  if (!wsEndpoint?.startsWith('ws://127.0.0.1:')) return undefined;
+  if (!HEADED_MODES.includes(headedMode as HeadedMode)) return undefined;
+  if (kind === 'shared' && (!hash['scope'] || !hash['profile'])) return undefined;
+  const record: BrowserRecord = {
+    browserId,
+    kind,
+    hostId,
+    runId,
+    pid,
+    cdpPort,
+    wsEndpoint,
+    headedMode: headedMode as HeadedMode,
+    startedAt,
+  };
+  if (hash['scope']) record.scope = hash['scope'];
+  if (hash['profile']) record.profile = hash['profile'];
+  if (hash['sessionId']) record.sessionId = hash['sessionId'];
+  const token = int('leaseToken');
+  if (token !== undefined) record.leaseToken = token;
+  return record;
+}

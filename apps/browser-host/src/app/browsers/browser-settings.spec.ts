@@ -1,0 +1,45 @@
+import { ConfigError, loadServiceConfig } from '@stageflow/config';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** browser-host's settings, read by the config lib (the only reader of process.env). */
+describe('browser-host settings', () => {
+  it('defaults to host "local", /usr/bin/chromium and folders under the OS temp dir', () => {
+    const { browser } = loadServiceConfig('browser-host', {});
+    expect(browser).toMatchObject({
+      chromiumPath: '/usr/bin/chromium',
+      hostId: 'local',
+      runtimeDir: join(tmpdir(), 'stageflow-local-run'),
+      throwawayRoot: join(tmpdir(), 'stageflow-local-throwaway'),
+    });
+    expect(browser.display).toBeUndefined();
+  });
+
+  it('reads the screen, PATH and paths from the environment', () => {
+    const { browser } = loadServiceConfig('browser-host', {
+      STAGEFLOW_CHROMIUM: '/opt/chromium/chrome',
+      STAGEFLOW_HOST_ID: 'host-2',
+      DISPLAY: ':0',
+      WAYLAND_DISPLAY: 'wayland-0',
+      PATH: '/opt/bin:/usr/bin',
+      STAGEFLOW_BROWSER_TMP: '/var/tmp',
+    });
+    expect(browser).toMatchObject({
+      chromiumPath: '/opt/chromium/chrome',
+      hostId: 'host-2',
+      display: ':0',
+      waylandDisplay: 'wayland-0',
+      searchPath: '/opt/bin:/usr/bin',
+      runtimeDir: '/var/tmp/stageflow-host-2-run',
+      throwawayRoot: '/var/tmp/stageflow-host-2-throwaway',
+    });
+  });
+
+  it('refuses a host id that is not one safe segment, and a runtime dir too long for unix sockets', () => {
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_HOST_ID: '../x' })).toThrow(ConfigError);
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_RUNTIME_DIR: `/tmp/${'x'.repeat(60)}` })).toThrow(
+      /STAGEFLOW_BROWSER_RUNTIME_DIR/,
+    );
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_CHROMIUM: 'chromium' })).toThrow(/absolute path/);
+  });
+});

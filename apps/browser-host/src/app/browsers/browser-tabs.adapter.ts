@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { CdpConnection, isCdpError } from '@stageflow/cdp';
+
+const CDP_OPTIONS = { connectTimeoutMs: 5000, callTimeoutMs: 10_000 };
+
+/** Tabs over CDP, one short-lived connection per operation (browser-host holds no socket per tab). */
+export abstract class BrowserTabs {
+  /** Opens an `about:blank` tab and returns its target id. */
+  abstract open(wsEndpoint: string): Promise<string>;
+  /**
+   * Closes the given tabs; ones already gone count as closed. With `keepOnePage`, a
+   * browser that would be left with no page first gets an `about:blank`: Chrome quits
+   * when its last window closes, and the run's browser must outlive the stage.
+   */
+  abstract close(wsEndpoint: string, targetIds: readonly string[], keepOnePage: boolean): Promise<void>;
+  /** Whether the tab is still a page of the browser. */
+  abstract exists(wsEndpoint: string, targetId: string): Promise<boolean>;
+}
+
+@Injectable()
+export class CdpBrowserTabs extends BrowserTabs {
+  async open(wsEndpoint: string): Promise<string> {
+    return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
+  }
+
+  async close(wsEndpoint: string, targetIds: readonly string[], keepOnePage: boolean): Promise<void> {
+    const closing = new Set(targetIds);
+    if (closing.size === 0) return;
+    await this.with(wsEndpoint, async (cdp) => {
+      const pages = await cdp.listPages();
+      if (keepOnePage && !pages.some((p) => !closing.has(p.targetId))) await cdp.createTab('about:blank');
+      for (const targetId of closing) {
+        if (pages.some((p) => p.targetId === targetId)) await cdp.closeTab(targetId);
+      }
+    });
+  }
+
+  async exists(wsEndpoint: string, targetId: string): Promise<boolean> {
+    return this.with(wsEndpoint, async (cdp) => (await cdp.listPages()).some((p) => p.targetId === targetId));
+  }
+
+  private async with<T>(wsEndpoint: string, work: (cdp: CdpConnection) => Promise<T>): Promise<T> {
+    const cdp = await CdpConnection.connect(wsEndpoint, CDP_OPTIONS);
+    try {
+      return await work(cdp);
+    } finally {
+      await cdp.close();
+    }
+  }
+}
+
+/** A CDP failure that means "the browser is not there" rather than a bug. */
+export function isBrowserGone(error: unknown): boolean {
+  return isCdpError(error, 'cdp_unreachable', 'cdp_closed', 'cdp_timeout');
+}

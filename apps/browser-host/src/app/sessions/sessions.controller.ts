@@ -1,0 +1,37 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { NotFoundError, parseOpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import { StageSessions, type StageSessionView } from './stage-sessions.service';
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+function sessionIdParam(raw: string): string {
+  if (!SESSION_ID.test(raw)) throw new NotFoundError('session_not_found', `"${raw}" is not a stage session id.`);
+  return raw;
+}
+
+/**
+ * The runner's side of stage sessions (`BROWSER_SESSION_ROUTES` in the contracts).
+ * Internal: browser-host binds to 127.0.0.1 (or the stack's internal network).
+ */
+@Controller('internal/sessions')
+export class SessionsController {
+  constructor(private readonly sessions: StageSessions) {}
+
+  /** 201 with the session; 400 contract violation, 409 stale lease or ended run, 422 blocked site. */
+  @Post()
+  open(@Body() body: unknown): Promise<StageSession> {
+    return this.sessions.open(parseOpenStageSessionRequest(body));
+  }
+
+  @Get(':sessionId')
+  view(@Param('sessionId') sessionId: string): Promise<StageSessionView> {
+    return this.sessions.view(sessionIdParam(sessionId));
+  }
+
+  /** 204 whether or not the session was open. */
+  @Delete(':sessionId')
+  @HttpCode(204)
+  async close(@Param('sessionId') sessionId: string): Promise<void> {
+    if (SESSION_ID.test(sessionId)) await this.sessions.close(sessionId);
+  }
+}

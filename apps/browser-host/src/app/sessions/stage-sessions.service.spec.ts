@@ -1,0 +1,251 @@
+import { Logger } from '@nestjs/common';
+import { ConflictError, type OpenStageSessionRequest } from '@stageflow/contracts';
+import { parseHostConfig } from '@stageflow/host-config';
+import { BrowserTabs } from '../browsers/browser-tabs.adapter';
+import { HostReadiness } from '../browsers/host-readiness';
+import { RunBrowsers } from '../browsers/run-browsers.service';
+import { RunStates, type StageNow } from '../browsers/run-states.adapter';
+import { FakeProcesses, FakeProfiles, MemoryBrowserRegistry, SETTINGS } from '../browsers/testing/fake-browser-host';
+import { AgentBrowserSessions, type RunSocketDir } from './agent-browser-sessions.adapter';
+import type { SessionRegistry } from './session-registry.repository';
+import type { BlockedRequest, SessionRecord } from './session-record';
+import { StageActivity } from './stage-activity.adapter';
+import { StageSessions } from './stage-sessions.service';
+
+beforeAll(() => Logger.overrideLogger(false));
+
+class MemorySessions {
+  readonly records = new Map<string, SessionRecord>();
+  async put(r: SessionRecord) {
+    this.records.set(r.sessionId, { ...r });
+  }
+  async get(id: string) {
+    return this.records.get(id);
+  }
+  async setBlocked(id: string, blocked: readonly BlockedRequest[]) {
+    const r = this.records.get(id);
+    if (r) r.blocked = [...blocked];
+  }
+  async remove(r: Pick<SessionRecord, 'sessionId'>) {
+    this.records.delete(r.sessionId);
+  }
+  async ofHost() {
+    return [...this.records.values()];
+  }
+  async ofRun(runId: string) {
+    return [...this.records.values()].filter((r) => r.runId === runId);
+  }
+}
+
+/** A browser's pages, per endpoint. */
+class FakeTabs extends BrowserTabs {
+  pages = new Map<string, string[]>();
+  private next = 1;
+  async open(ws: string): Promise<string> {
+    const id = `T${this.next++}`;
+    this.pages.set(ws, [...(this.pages.get(ws) ?? ['ANCHOR']), id]);
+    return id;
+  }
+  async close(ws: string, ids: readonly string[], keepOnePage: boolean): Promise<void> {
+    let pages = this.pages.get(ws) ?? [];
+    if (keepOnePage && pages.every((p) => ids.includes(p))) pages = [...pages, `BLANK${this.next++}`];
+    this.pages.set(ws, pages.filter((p) => !ids.includes(p)));
+  }
+  async exists(ws: string, id: string): Promise<boolean> {
+    return (this.pages.get(ws) ?? []).includes(id);
+  }
+}
+
+class FakeAgents extends AgentBrowserSessions {
+  bound = new Map<string, string>();
+  ended: string[] = [];
+  dirs = new Set<string>();
+  socketDirOf(runId: string): string {
+    return `/tmp/sf-unit-run/${runId}`;
+  }
+  async prepareRunDir(runId: string): Promise<string> {
+    this.dirs.add(runId);
+    return this.socketDirOf(runId);
+  }
+  async bindTab(_dir: string, session: string, targetId: string): Promise<void> {
+    this.bound.set(session, targetId);
+  }
+  async end(_dir: string, session: string): Promise<{ boundTargetId?: string }> {
+    this.ended.push(session);
+    return { boundTargetId: this.bound.get(session) };
+  }
+  async removeRunDir(runId: string): Promise<void> {
+    this.dirs.delete(runId);
+  }
+  async listRunDirs(): Promise<RunSocketDir[]> {
+    return [];
+  }
+}
+
+class FakeRuns extends RunStates {
+  ended = new Set<string>();
+  async isAlive(runId: string) {
+    return !this.ended.has(runId);
+  }
+  async stage(): Promise<StageNow | 'gone'> {
+    return { state: 'running', attempt: 1 };
+  }
+}
+
+class NoActivity extends StageActivity {
+  lines: string[] = [];
+  async note(_r: string, _s: string, _a: number, line: string) {
+    this.lines.push(line);
+  }
+}
+
+function setup(configYaml = '') {
+  const processes = new FakeProcesses();
+  const profiles = new FakeProfiles();
+  const browsers = new RunBrowsers(processes, new MemoryBrowserRegistry().asRegistry(), profiles, SETTINGS);
+  const registry = new MemorySessions();
+  const tabs = new FakeTabs();
+  const agents = new FakeAgents();
+  const runs = new FakeRuns();
+  const readiness = new HostReadiness();
+  readiness.markReady();
+  const fence = { current: 7, checked: 0 };
+  const leases = {
+    async assertCurrent(_scope: string, _profile: string, _runId: string, token: number) {
+      fence.checked++;
+      if (token !== fence.current) throw new ConflictError('lease_not_held', 'stale');
+    },
+  };
+  const sessions = new StageSessions(
+    browsers,
+    registry as unknown as SessionRegistry,
+    tabs,
+    agents,
+    profiles,
+    runs,
+    new NoActivity(),
+    readiness,
+    leases,
+    parseHostConfig(configYaml, 'config.yaml'),
+    'local',
+    SETTINGS,
+  );
+  return { sessions, processes, profiles, registry, tabs, agents, runs, fence };
+}
+
+const work = (stageId: string, extra: Partial<OpenStageSessionRequest> = {}): OpenStageSessionRequest => ({
+  runId: 'run1',
+  stageId,
+  attempt: 1,
+  profile: 'work',
+  leaseToken: 7,
+  headed: false,
+  allowDomains: [],
+  ...extra,
+});
+
+describe('StageSessions', () => {
+  it('gives parallel stages of a run one browser and a tab each', async () => {
+    const { sessions, processes, tabs } = setup();
+    const [a, b] = await Promise.all([sessions.open(work('a')), sessions.open(work('b'))]);
+    expect(processes.launches).toHaveLength(1);
+    expect(a.cdpEndpoint).toBe(b.cdpEndpoint);
+    expect(a.targetId).not.toBe(b.targetId);
+    expect(new Set(tabs.pages.get(a.cdpEndpoint))).toEqual(new Set(['ANCHOR', a.targetId, b.targetId]));
+    expect(a.env['AGENT_BROWSER_SESSION']).not.toBe(b.env['AGENT_BROWSER_SESSION']);
+  });
+
+  it('creates an unknown profile on first use and audits every use', async () => {
+    const { sessions, profiles } = setup();
+    await sessions.open(work('a'));
+    await sessions.open(work('b'));
+    expect(profiles.created).toEqual(['work']);
+    expect(profiles.used).toEqual([
+      { scope: 'local', profile: 'work', runId: 'run1', stageId: 'a' },
+      { scope: 'local', profile: 'work', runId: 'run1', stageId: 'b' },
+    ]);
+  });
+
+  it('refuses a blocked site before the fencing check or any browser', async () => {
+    const { sessions, processes, fence, profiles } = setup('browser:\n  blocked_sites: [example.com]\n');
+    await expect(sessions.open(work('login', { loginUrl: 'https://accounts.example.com/login' }))).rejects.toMatchObject({
+      code: 'browser_site_blocked',
+      status: 422,
+    });
+    await expect(sessions.open(work('t', { profile: undefined, leaseToken: undefined, allowDomains: ['*.example.com'] }))).rejects.toMatchObject({
+      code: 'browser_site_blocked',
+    });
+    expect(fence.checked).toBe(0);
+    expect(processes.launches).toEqual([]);
+    expect(profiles.used).toEqual([]);
+  });
+
+  it('refuses a stale lease token before any browser', async () => {
+    const { sessions, processes, fence, profiles } = setup();
+    fence.current = 8;
+    await expect(sessions.open(work('a'))).rejects.toMatchObject({ code: 'lease_not_held' });
+    expect(processes.launches).toEqual([]);
+    expect(profiles.used).toEqual([]);
+  });
+
+  it('refuses a stage of an ended run (a late worker)', async () => {
+    const { sessions, processes, runs } = setup();
+    runs.ended.add('run1');
+    await expect(sessions.open(work('a'))).rejects.toMatchObject({ code: 'run_finished', status: 409 });
+    expect(processes.launches).toEqual([]);
+  });
+
+  it('answers a repeated open of the same attempt with the same session', async () => {
+    const { sessions, processes } = setup();
+    const first = await sessions.open(work('a'));
+    const again = await sessions.open(work('a'));
+    expect(again).toEqual(first);
+    expect(processes.launches).toHaveLength(1);
+  });
+
+  it('closing a session closes its tab and agent-browser session only, idempotently', async () => {
+    const { sessions, tabs, agents, processes, registry } = setup();
+    const a = await sessions.open(work('a'));
+    const b = await sessions.open(work('b'));
+    await sessions.close(a.sessionId);
+    await sessions.close(a.sessionId);
+    expect(tabs.pages.get(a.cdpEndpoint)).toEqual(['ANCHOR', b.targetId]);
+    expect(agents.ended).toEqual([a.sessionId]);
+    expect(processes.browsers[0].alive).toBe(true);
+    expect([...registry.records.keys()]).toEqual([b.sessionId]);
+  });
+
+  it('never closes the last page of a browser it keeps', async () => {
+    const { sessions, tabs, processes } = setup();
+    const a = await sessions.open(work('a'));
+    tabs.pages.set(a.cdpEndpoint, [a.targetId]);
+    await sessions.close(a.sessionId);
+    expect(tabs.pages.get(a.cdpEndpoint)).toHaveLength(1);
+    expect(tabs.pages.get(a.cdpEndpoint)?.[0]).toMatch(/^BLANK/);
+    expect(processes.browsers[0].alive).toBe(true);
+  });
+
+  it('closes the sessions a stage change ends, including an older attempt replaced by a retry', async () => {
+    const { sessions, registry } = setup();
+    const a = await sessions.open(work('a'));
+    const b = await sessions.open(work('b'));
+    expect(await sessions.closeEndedBy('run1', { stageId: 'a', state: 'queued', attempt: 2 })).toBe(1);
+    expect(await sessions.closeEndedBy('run1', { stageId: 'b', state: 'running', attempt: 1 })).toBe(0);
+    expect([...registry.records.keys()]).toEqual([b.sessionId]);
+    expect(a.sessionId).not.toBe(b.sessionId);
+  });
+
+  it('gives a profile-less stage its own throw-away browser, closed with the session', async () => {
+    const { sessions, processes } = setup();
+    const t = await sessions.open(work('t', { profile: undefined, leaseToken: undefined, allowDomains: ['127.0.0.1'] }));
+    expect(processes.launches).toEqual([{ kind: 'throwaway', browserId: t.browserId }]);
+    await sessions.close(t.sessionId);
+    expect(processes.browsers[0].alive).toBe(false);
+  });
+
+  it('refuses later opens once its run was torn down', async () => {
+    const { sessions } = setup();
+    await sessions.closeRun('run1');
+    await expect(sessions.open(work('a'))).rejects.toBeInstanceOf(ConflictError);
+  });
+});

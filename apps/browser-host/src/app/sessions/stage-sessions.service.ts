@@ -1,0 +1,305 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { AllowlistBlock } from '@stageflow/browser-hosts';
+import { ConflictError, NotFoundError, StageflowError, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import { checkStageAgainstBlockedSites, hostFor, type HostConfig } from '@stageflow/host-config';
+import { ProfileLeases } from '@stageflow/leases';
+import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE, type BrowserSettings } from '../browsers/browser-host.tokens';
+import { throwawayBrowserId } from '../browsers/browser-ids';
+import { BrowserTabs } from '../browsers/browser-tabs.adapter';
+import { HostReadiness } from '../browsers/host-readiness';
+import { KeyedMutex } from '../browsers/keyed-mutex';
+import { ProfileAccess } from '../browsers/profile-access.adapter';
+import { RunBrowsers } from '../browsers/run-browsers.service';
+import { RunStates } from '../browsers/run-states.adapter';
+import { AgentBrowserSessions } from './agent-browser-sessions.adapter';
+import { SessionRegistry } from './session-registry.repository';
+import type { BlockedRequest, SessionRecord } from './session-record';
+import { endsSession, type StageStateChange } from './stage-ends';
+import { stageSessionId, toStageSession } from './stage-session-env';
+import { StageActivity } from './stage-activity.adapter';
+
+/** `GET /internal/sessions/:id`: the session, whose stage it is, and what its allowlist refused. */
+export interface StageSessionView extends StageSession {
+  runId: string;
+  stageId: string;
+  attempt: number;
+  profile?: string;
+  /** Throw-away browsers with `allow_domains`: the first refused request of each host. */
+  blockedRequests: BlockedRequest[];
+}
+
+/** The fencing check of `@stageflow/leases`; a port so the service is tested without Redis. */
+export type LeaseFence = Pick<ProfileLeases, 'assertCurrent'>;
+
+/** How long a session request waits for the startup sweep before answering 503. */
+const READY_WAIT_MS = 10_000;
+/** Runs ended in this process, remembered this long to refuse a late open. */
+const ENDED_RUN_MEMORY_MS = 60 * 60 * 1000;
+
+/**
+ * Stage sessions: each stage attempt gets its own tab, in the run's shared browser for
+ * its profile or in a throw-away browser, and the agent-browser environment to drive
+ * it. Everything a request could be refused for is checked before any browser starts:
+ * blocked sites (422), the run having ended (409), the lease's fencing token (409).
+ */
+@Injectable()
+export class StageSessions {
+  private readonly log = new Logger('StageSessions');
+  private readonly mutex = new KeyedMutex();
+  private readonly endedRuns = new Map<string, number>();
+  private readonly blocked = new Map<string, BlockedRequest[]>();
+
+  constructor(
+    private readonly browsers: RunBrowsers,
+    private readonly registry: SessionRegistry,
+    private readonly tabs: BrowserTabs,
+    private readonly agents: AgentBrowserSessions,
+    private readonly profiles: ProfileAccess,
+    private readonly runs: RunStates,
+    private readonly activity: StageActivity,
+    private readonly readiness: HostReadiness,
+    @Inject(ProfileLeases) private readonly leases: LeaseFence,
+    @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
+    @Inject(OWNER_SCOPE) private readonly scope: string,
+    @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
+  ) {}
+
+  async open(req: OpenStageSessionRequest): Promise<StageSession> {
+    const ids = { runId: req.runId, stageId: req.stageId, profile: req.profile };
+    // Config-only refusals first: they need no Redis and must precede any browser.
+    checkStageAgainstBlockedSites(this.hostConfig, {
+      stageId: req.stageId,
+      allowDomains: req.allowDomains,
+      checkUrl: req.checkUrl,
+      loginUrl: req.loginUrl,
+    });
+    if (req.profile && hostFor(this.hostConfig, this.scope) !== 'local') {
+      throw new StageflowError(
+        'browser_host_unsupported',
+        `Host config sends scope "${this.scope}" to the container browser host, which this browser-host does not run yet. ` +
+          'Set browser.host: local (or remove the owner_hosts entry) and restart the Host.',
+        501,
+      );
+    }
+    await this.readiness.whenReady(READY_WAIT_MS);
+    await this.assertRunOpen(req.runId);
+    if (req.profile) await this.leases.assertCurrent(this.scope, req.profile, req.runId, req.leaseToken as number);
+
+    const socketDir = this.agents.socketDirOf(req.runId);
+    const sessionId = stageSessionId(req.runId, req.stageId, req.attempt, socketDir);
+    return this.mutex.run(sessionId, async () => {
+      const existing = await this.registry.get(sessionId);
+      if (existing) {
+        if (await this.stillServes(existing)) return toStageSession(existing);
+        await this.closeRecord(existing, 'replaced by a new open of the same attempt');
+      }
+      await this.agents.prepareRunDir(req.runId);
+      const record = req.profile
+        ? await this.openShared(req, req.profile, sessionId, socketDir)
+        : await this.openThrowaway(req, sessionId, socketDir);
+      try {
+        await this.registry.put(record);
+      } catch (error) {
+        // Unregistered, the tab (or throw-away browser) would be invisible to teardown.
+        await this.release(record).catch(() => undefined);
+        throw error;
+      }
+      if (this.endedRuns.has(req.runId)) {
+        // The run ended while this session was being opened; its teardown has passed.
+        await this.closeRecord(record, 'its run ended while it was opened');
+        throw this.runFinished(req.runId);
+      }
+      this.log.log({ msg: 'Opened a stage session', ...ids, attempt: req.attempt, sessionId, browserId: record.browserId, targetId: record.targetId });
+      return toStageSession(record);
+    });
+  }
+
+  /** Closes the session's agent-browser session and tab (its throw-away browser too). Idempotent. */
+  async close(sessionId: string): Promise<void> {
+    await this.mutex.run(sessionId, async () => {
+      const record = await this.registry.get(sessionId);
+      if (record) await this.closeRecord(record, 'closed by the runner');
+    });
+  }
+
+  async view(sessionId: string): Promise<StageSessionView> {
+    const record = await this.registry.get(sessionId);
+    if (!record) {
+      throw new NotFoundError('session_not_found', `There is no open stage session "${sessionId}" on this browser-host.`);
+    }
+    return {
+      ...toStageSession(record),
+      runId: record.runId,
+      stageId: record.stageId,
+      attempt: record.attempt,
+      ...(record.profile ? { profile: record.profile } : {}),
+      blockedRequests: this.blocked.get(sessionId) ?? record.blocked,
+    };
+  }
+
+  /** A stage changed state: closes the sessions that change ends (see {@link endsSession}). */
+  async closeEndedBy(runId: string, change: StageStateChange): Promise<number> {
+    const ended = (await this.registry.ofRun(runId)).filter((s) => endsSession(s, change));
+    for (const session of ended) {
+      await this.mutex.run(session.sessionId, async () => {
+        const record = await this.registry.get(session.sessionId);
+        if (record) await this.closeRecord(record, `its stage is ${change.state} (attempt ${change.attempt})`);
+      });
+    }
+    return ended.length;
+  }
+
+  /**
+   * The run ended: refuses its later opens, and closes its sessions without touching
+   * tabs (the run's browsers are closed next).
+   */
+  async closeRun(runId: string): Promise<number> {
+    this.rememberEnded(runId);
+    const sessions = await this.registry.ofRun(runId);
+    for (const session of sessions) {
+      await this.mutex.run(session.sessionId, async () => {
+        const record = await this.registry.get(session.sessionId);
+        if (record) await this.closeRecord(record, 'its run ended', { browserClosing: true });
+      });
+    }
+    return sessions.length;
+  }
+
+  /** Startup: a session of a live run whose stage has moved on (or whose browser was retired) is closed. */
+  async closeIfStale(record: SessionRecord, browserGone: boolean): Promise<boolean> {
+    const stage = await this.runs.stage(record.runId, record.stageId);
+    const stale = browserGone || stage === 'gone' || endsSession(record, { stageId: record.stageId, ...stage });
+    if (stale) await this.close(record.sessionId);
+    return stale;
+  }
+
+  private async openShared(req: OpenStageSessionRequest, profile: string, sessionId: string, socketDir: string): Promise<SessionRecord> {
+    await this.profiles.ensure(this.scope, profile);
+    await this.profiles.recordUse({ scope: this.scope, profile, runId: req.runId, stageId: req.stageId });
+    const { handle, restarted } = await this.browsers.shared({
+      runId: req.runId,
+      stageId: req.stageId,
+      scope: this.scope,
+      profile,
+      leaseToken: req.leaseToken as number,
+      headed: req.headed,
+    });
+    if (restarted) {
+      void this.activity
+        .note(req.runId, req.stageId, req.attempt, `browser-host: the browser of profile ${profile} had died and was restarted; pages open in it were lost, the login (cookies) was kept`)
+        .catch(() => undefined);
+    }
+    const targetId = await this.tabs.open(handle.wsEndpoint);
+    await this.agents.bindTab(socketDir, sessionId, targetId);
+    return this.recordOf(req, sessionId, socketDir, { kind: 'shared', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId, scope: this.scope, profile });
+  }
+
+  private async openThrowaway(req: OpenStageSessionRequest, sessionId: string, socketDir: string): Promise<SessionRecord> {
+    this.blocked.delete(sessionId);
+    const handle = await this.browsers.throwaway({
+      runId: req.runId,
+      stageId: req.stageId,
+      sessionId,
+      headed: req.headed,
+      allowDomains: req.allowDomains,
+      onBlocked: (block) => this.onBlocked(req, sessionId, block),
+    });
+    try {
+      const targetId = await this.tabs.open(handle.wsEndpoint);
+      await this.agents.bindTab(socketDir, sessionId, targetId);
+      return this.recordOf(req, sessionId, socketDir, { kind: 'throwaway', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId });
+    } catch (error) {
+      await this.browsers.close(handle.browserId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private recordOf(
+    req: OpenStageSessionRequest,
+    sessionId: string,
+    socketDir: string,
+    browser: Pick<SessionRecord, 'kind' | 'browserId' | 'cdpEndpoint' | 'headedMode' | 'targetId' | 'scope' | 'profile'>,
+  ): SessionRecord {
+    return {
+      sessionId,
+      hostId: this.settings.hostId,
+      runId: req.runId,
+      stageId: req.stageId,
+      attempt: req.attempt,
+      socketDir,
+      openedAt: new Date().toISOString(),
+      blocked: this.blocked.get(sessionId) ?? [],
+      ...browser,
+    };
+  }
+
+  private async closeRecord(record: SessionRecord, why: string, opts: { browserClosing?: boolean } = {}): Promise<void> {
+    await this.release(record, opts);
+    await this.registry.remove(record);
+    this.blocked.delete(record.sessionId);
+    this.log.log({
+      msg: `Closed a stage session: ${why}`,
+      runId: record.runId,
+      stageId: record.stageId,
+      profile: record.profile,
+      browserId: record.browserId,
+      sessionId: record.sessionId,
+    });
+  }
+
+  /** Ends the agent-browser session and closes the tab (or the throw-away browser). */
+  private async release(record: SessionRecord, opts: { browserClosing?: boolean } = {}): Promise<void> {
+    const ids = { runId: record.runId, stageId: record.stageId, profile: record.profile, browserId: record.browserId, sessionId: record.sessionId };
+    const { boundTargetId } = await this.agents.end(record.socketDir, record.sessionId);
+    if (record.kind === 'throwaway') {
+      await this.browsers.close(record.browserId);
+    } else if (!opts.browserClosing) {
+      const handle = this.browsers.handle(record.browserId);
+      // A restarted browser has a new endpoint; the tab died with the old one.
+      if (handle && handle.wsEndpoint === record.cdpEndpoint) {
+        const tabs = [...new Set([record.targetId, boundTargetId].filter((t): t is string => !!t))];
+        await this.tabs.close(handle.wsEndpoint, tabs, true).catch((error: Error) =>
+          this.log.warn({ msg: `Could not close the stage's tab: ${error.message}`, ...ids }),
+        );
+      }
+    }
+  }
+
+  /** An existing session for the same attempt (the runner retried its request) is returned as is while it works. */
+  private async stillServes(record: SessionRecord): Promise<boolean> {
+    if (!(await this.browsers.isResponsive(record.browserId))) return false;
+    const handle = this.browsers.handle(record.browserId);
+    if (!handle || handle.wsEndpoint !== record.cdpEndpoint) return false;
+    return this.tabs.exists(record.cdpEndpoint, record.targetId).catch(() => false);
+  }
+
+  private onBlocked(req: OpenStageSessionRequest, sessionId: string, block: AllowlistBlock): void {
+    const browserId = throwawayBrowserId(sessionId);
+    const list = this.blocked.get(sessionId) ?? [];
+    list.push({ host: block.host, url: block.url, resourceType: block.resourceType, at: new Date().toISOString() });
+    this.blocked.set(sessionId, list);
+    // Host and resource type only in logs and events: a path can carry a token.
+    this.log.warn({ msg: 'The throw-away browser refused a request outside allow_domains', runId: req.runId, stageId: req.stageId, browserId, sessionId, host: block.host, resourceType: block.resourceType });
+    void this.registry.setBlocked(sessionId, list).catch(() => undefined);
+    void this.activity
+      .note(req.runId, req.stageId, req.attempt, `browser-host: blocked a ${block.resourceType} request to ${block.host}: it is not in allow_domains`)
+      .catch((error: Error) => this.log.debug({ msg: `Blocked request not added to the run's history: ${error.message}`, runId: req.runId, stageId: req.stageId }));
+  }
+
+  private async assertRunOpen(runId: string): Promise<void> {
+    if (this.endedRuns.has(runId) || !(await this.runs.isAlive(runId))) throw this.runFinished(runId);
+  }
+
+  private runFinished(runId: string): StageflowError {
+    return new ConflictError(
+      'run_finished',
+      `Run "${runId}" has ended or does not exist, so its stages get no browser. A late stage worker should stop here.`,
+    );
+  }
+
+  private rememberEnded(runId: string): void {
+    const now = Date.now();
+    for (const [id, at] of this.endedRuns) if (now - at > ENDED_RUN_MEMORY_MS) this.endedRuns.delete(id);
+    this.endedRuns.set(runId, now);
+  }
+}
