@@ -1,21 +1,32 @@
-/**
- * This is not a production server yet!
- * This is only a minimal backend to get started.
- */
-
-import { Logger } from '@nestjs/common';
+import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { ConfigError, loadRunnerConfig, RunnerConfig } from '@stageflow/config';
+import { createLogger } from '@stageflow/logging';
 import { AppModule } from './app/app.module';
 
-async function bootstrap() {
-  const app = await NestFactory.create(AppModule);
-  const globalPrefix = 'api';
-  app.setGlobalPrefix(globalPrefix);
-  const port = process.env.PORT || 3000;
-  await app.listen(port);
-  Logger.log(
-    `🚀 Application is running on: http://localhost:${port}/${globalPrefix}`,
-  );
+/**
+ * The runner: a worker process with no HTTP API (only a loopback health
+ * endpoint). Stops taking jobs on SIGTERM and lets running stages finish.
+ */
+async function bootstrap(): Promise<void> {
+  let config: RunnerConfig;
+  try {
+    config = loadRunnerConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.init();
 }
 
-bootstrap();
+bootstrap().catch((error: unknown) => {
+  createLogger('runner').fatal({ err: error }, 'runner failed to start');
+  process.exit(1);
+});

@@ -1,1 +1,12 @@
 export * from './lib/engine.api';
+export { EngineModule } from './lib/engine.module';
+export type { EngineOptions } from './lib/engine.options';
+export { Clock } from './lib/clock.adapter';
+export { EngineRedis, connectionOptions } from './lib/store/redis.adapter';
+export { StageQueue } from './lib/queue/stage-queue.adapter';
+export { CancelBus } from './lib/runs/cancel.bus';
+export { StageAttempts } from './lib/runs/stage-attempts.service';
+export type { AttemptResult, Claim, LogLine } from './lib/runs/stage-attempts.service';
+export { AbandonSweeper } from './lib/runs/abandon-sweeper.service';
+export type { SweepReport } from './lib/runs/abandon-sweeper.service';
+export { SchemaCheck, schemaMismatch } from './lib/schema/schema.check';

@@ -1,7 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import { loadServiceConfig } from '@stageflow/config';
 import { testRedisUrl } from '@stageflow/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { AppModule } from './app.module';
 
@@ -14,8 +17,21 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+// Its own home, host id and key prefix: the startup sweep must never touch
+// browsers, folders or keys of anything else on this machine.
+const home = mkdtempSync(join(tmpdir(), 'sf-bh-health-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
 async function boot(redisUrl: string): Promise<INestApplication> {
-  const config = loadServiceConfig('browser-host', { STAGEFLOW_REDIS_URL: redisUrl, STAGEFLOW_LOG_LEVEL: 'fatal' });
+  const config = loadServiceConfig('browser-host', {
+    STAGEFLOW_REDIS_URL: redisUrl,
+    STAGEFLOW_REDIS_PREFIX: `sft-bh-health-${process.pid}:`,
+    STAGEFLOW_LOG_LEVEL: 'fatal',
+    STAGEFLOW_HOME: home,
+    STAGEFLOW_HOST_ID: `health-test-${process.pid}`,
+    STAGEFLOW_BROWSER_TMP: join(home, 'tmp'),
+    STAGEFLOW_BROWSER_RUNTIME_DIR: join(home, 'run'),
+  });
   const { NestFactory } = await import('@nestjs/core');
   const app = await NestFactory.create(AppModule.forRoot(config), { logger: false });
   app.enableShutdownHooks();

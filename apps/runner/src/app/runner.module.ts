@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { RunnerConfig } from '@stageflow/config';
+import { EngineModule } from '@stageflow/engine';
+import { HealthServer } from './health/health.server';
+import { RunnerOptions, resolveRunnerOptions } from './runner.options';
+import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
+import { StageExecutor } from './stage/stage-executor.service';
+import { StageProcessAdapter } from './stage/stage-process.adapter';
+import { StageWorker } from './stage/stage-worker.service';
+import { StageWorkspace } from './stage/stage-workspace.adapter';
+import { AbandonSweep } from './sweep/abandon-sweep.service';
+
+/** Everything a runner process does: the stage worker, cancels, the abandoned sweep, health. */
+@Module({})
+export class RunnerModule {
+  static forRoot(config: RunnerConfig, options: RunnerOptions = {}): DynamicModule {
+    const resolved = resolveRunnerOptions(options);
+    return {
+      module: RunnerModule,
+      imports: [EngineModule.forRoot(config.redis, resolved.engine)],
+      providers: [
+        { provide: RUNNER_CONFIG, useValue: config },
+        { provide: RUNNER_OPTIONS, useValue: resolved },
+        StageProcessAdapter,
+        StageWorkspace,
+        StageExecutor,
+        StageWorker,
+        AbandonSweep,
+        HealthServer,
+      ],
+      exports: [StageExecutor, StageWorker, HealthServer],
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import type { SchemaCheck } from '@stageflow/engine';
+import { schemaMismatch } from '@stageflow/engine';
+import type { JsonSchema } from '@stageflow/pipeline';
+
+/** Largest output file read; a bigger one fails the stage (outputs travel in Redis and events). */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export type OutputVerdict = { ok: true; output: unknown } | { ok: false; error: string };
+
+/**
+ * Judges what a stage wrote to `STAGEFLOW_OUTPUT`: no file means `{}`, the
+ * file must hold one JSON value, and that value must fit the stage's
+ * `output_schema` (the error names the field).
+ */
+export function judgeOutput(
+  text: string | undefined,
+  schema: JsonSchema | undefined,
+  schemas: SchemaCheck,
+): OutputVerdict {
+  let output: unknown = {};
+  if (text !== undefined) {
+    if (Buffer.byteLength(text) > MAX_OUTPUT_BYTES) {
+      return { ok: false, error: `output file is larger than ${MAX_OUTPUT_BYTES} bytes` };
+    }
+    try {
+      output = JSON.parse(text);
+    } catch (error) {
+      return { ok: false, error: `output file is not valid JSON: ${(error as Error).message}` };
+    }
+  }
+  if (schema !== undefined) {
+    const problems = schemas.problems(schema, output);
+    if (problems.length) return { ok: false, error: schemaMismatch('output', problems) };
+  }
+  return { ok: true, output };
+}

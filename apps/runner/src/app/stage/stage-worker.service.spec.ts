@@ -1,0 +1,71 @@
+import type { Job } from 'bullmq';
+import type { RunnerConfig } from '@stageflow/config';
+import { RedisKeys, StageJobPayload } from '@stageflow/contracts';
+import type { CancelBus, Claim, EngineRedis, StageAttempts } from '@stageflow/engine';
+import { resolveRunnerOptions } from '../runner.options';
+import type { StageExecutor } from './stage-executor.service';
+import type { StageProcessAdapter } from './stage-process.adapter';
+import { StageWorker } from './stage-worker.service';
+
+function setup(claim: Claim, host = 'runner-a') {
+  const attempts = {
+    claim: jest.fn(async () => claim),
+    recordLost: jest.fn(async () => 'recorded' as const),
+    finish: jest.fn(async () => 'recorded' as const),
+  };
+  const executor = { execute: jest.fn(async () => ({ state: 'success' as const })) };
+  const processes = { host, killLeftover: jest.fn(() => true) };
+  const worker = new StageWorker(
+    attempts as unknown as StageAttempts,
+    executor as unknown as StageExecutor,
+    processes as unknown as StageProcessAdapter,
+    {} as CancelBus,
+    {} as EngineRedis,
+    new RedisKeys('t:'),
+    {} as RunnerConfig,
+    resolveRunnerOptions(),
+  );
+  return { worker, attempts, executor, processes };
+}
+
+const job = (data: unknown) => ({ id: 'j1', data }) as Job<StageJobPayload>;
+const payload = { runId: 'r1', stageId: 'build', attempt: 2 };
+
+describe('StageWorker.process', () => {
+  it('drops a malformed payload before touching the engine', async () => {
+    const { worker, attempts } = setup({ outcome: 'drop', reason: 'x' });
+    await worker.process(job({ runId: 'r1', stageId: 'build', attempt: 0, extra: true }));
+    await worker.process(job('r1.build.1'));
+    expect(attempts.claim).not.toHaveBeenCalled();
+  });
+
+  it('runs a claimed attempt and records its end', async () => {
+    const claim: Claim = { outcome: 'run', stage: { id: 'build' } as never, input: {}, attempt: 2, maxAttempts: 3 };
+    const { worker, attempts, executor } = setup(claim);
+    await worker.process(job(payload));
+    expect(executor.execute).toHaveBeenCalledWith(payload, claim);
+    expect(attempts.finish).toHaveBeenCalledWith(payload, { state: 'success' });
+  });
+
+  it('records a lost attempt, then kills its process group only when it ran on this host', async () => {
+    const here = setup({ outcome: 'lost', pid: 4242, pidStart: '99', host: 'runner-a' });
+    await here.worker.process(job(payload));
+    expect(here.attempts.recordLost).toHaveBeenCalledWith(payload, 'runner lost while running attempt 2');
+    expect(here.processes.killLeftover).toHaveBeenCalledWith(4242, '99');
+    expect(here.attempts.recordLost.mock.invocationCallOrder[0]).toBeLessThan(
+      here.processes.killLeftover.mock.invocationCallOrder[0],
+    );
+
+    const elsewhere = setup({ outcome: 'lost', pid: 4242, pidStart: '99', host: 'runner-b' });
+    await elsewhere.worker.process(job(payload));
+    expect(elsewhere.attempts.recordLost).toHaveBeenCalled();
+    expect(elsewhere.processes.killLeftover).not.toHaveBeenCalled();
+  });
+
+  it('does nothing for a job the engine drops (stale attempt, ended run)', async () => {
+    const { worker, executor, attempts } = setup({ outcome: 'drop', reason: 'the run is cancelled' });
+    await worker.process(job(payload));
+    expect(executor.execute).not.toHaveBeenCalled();
+    expect(attempts.finish).not.toHaveBeenCalled();
+  });
+});

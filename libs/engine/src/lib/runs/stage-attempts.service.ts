@@ -1,0 +1,234 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  isTerminalRunState,
+  RedisKeys,
+  RunState,
+  StageEnvelope,
+  StageJobPayload,
+  StageState,
+} from '@stageflow/contracts';
+import type { RunStageDefinition } from '@stageflow/pipeline';
+import { pipelineGraph } from '../scheduling/pipeline.graph';
+import { parseJson, STAGE_FIELDS } from '../store/record.codec';
+import { RunStore } from '../store/run.store';
+import { RunAdvancer } from './run-advancer.service';
+import { expectRun, expectStage, transitionRun, transitionStage } from './transitions';
+
+/** What a runner should do with a stage job it picked. */
+export type Claim =
+  | {
+      outcome: 'run';
+      stage: RunStageDefinition;
+      input: unknown;
+      attempt: number;
+      maxAttempts: number;
+    }
+  /**
+   * The attempt was already running: the runner that had it is gone (BullMQ
+   * handed the job back). Its process group, if recorded, is named so a runner
+   * on the same host can kill it. Call {@link StageAttempts.recordLost}.
+   */
+  | { outcome: 'lost'; pid?: number; pidStart?: string; host?: string }
+  /** Nothing to do (stale attempt, stage or run already ended, duplicate delivery). */
+  | { outcome: 'drop'; reason: string };
+
+/** How an attempt ended, as the runner saw it. */
+export interface AttemptResult {
+  state: Extract<StageState, 'success' | 'failed' | 'timed_out' | 'cancelled'>;
+  envelope?: StageEnvelope;
+  /** In words, for failures: "exited with code 2", "output does not match output_schema: /x must be string". */
+  reason?: string;
+  logTail?: readonly string[];
+}
+
+export interface LogLine {
+  stream: 'stdout' | 'stderr';
+  line: string;
+}
+
+/**
+ * The runner's side of a stage attempt: claim it, record its process, stream
+ * its logs, record how it ended. Every write is compare-and-set on
+ * (state, attempt), so a job BullMQ delivers twice, or an attempt that was
+ * cancelled or taken over meanwhile, can never record a second outcome.
+ */
+@Injectable()
+export class StageAttempts {
+  private readonly logger = new Logger('StageAttempts');
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly keys: RedisKeys,
+    private readonly advancer: RunAdvancer,
+  ) {}
+
+  /** queued → running for this attempt (and the run queued → running), or says why not. */
+  async claim(job: StageJobPayload, host: string): Promise<Claim> {
+    const snapshot = await this.store.snapshot(job.runId);
+    if (!snapshot) return { outcome: 'drop', reason: 'the run does not exist' };
+    const definition = snapshot.pipeline.stages.find((s) => s.id === job.stageId);
+    if (!definition) return { outcome: 'drop', reason: 'the run has no such stage' };
+    if (definition.kind !== 'run') return { outcome: 'drop', reason: `a ${definition.kind} stage has no job` };
+
+    const stageKey = this.keys.stage(job.runId, job.stageId);
+    const commit = this.store.newCommit(job.runId);
+    transitionStage(commit, this.keys, job.stageId, {
+      expect: [expectStage.in('queued'), expectStage.attempt(job.attempt)],
+      state: 'running',
+      attempt: job.attempt,
+      fields: {
+        [STAGE_FIELDS.startedAt]: commit.at,
+        [STAGE_FIELDS.host]: host,
+        [STAGE_FIELDS.pid]: undefined,
+        [STAGE_FIELDS.pidStart]: undefined,
+        [STAGE_FIELDS.missingJobChecks]: undefined,
+      },
+    });
+    commit.hash(this.keys.run(job.runId), { expect: [expectRun.open()] });
+    transitionRun(commit, this.keys, { expect: [expectRun.in('queued')], soft: true, state: 'running' });
+    commit.markOn(stageKey);
+    const [result, [input, maxAttempts]] = await this.store.commitThenRead(commit, stageKey, [
+      STAGE_FIELDS.input,
+      STAGE_FIELDS.maxAttempts,
+    ]);
+    if (result.status !== 'conflict') {
+      return {
+        outcome: 'run',
+        stage: definition,
+        input: parseJson(input, null),
+        attempt: job.attempt,
+        maxAttempts: Number(maxAttempts ?? 1),
+      };
+    }
+    return this.whyNotClaimed(job);
+  }
+
+  /** Stores the attempt's process group; false when the attempt is no longer current (kill it). */
+  async recordProcess(job: StageJobPayload, pid: number, pidStart: string | undefined): Promise<boolean> {
+    const commit = this.store.newCommit(job.runId);
+    commit.hash(this.keys.stage(job.runId, job.stageId), {
+      expect: [expectStage.in('running'), expectStage.attempt(job.attempt)],
+      set: { [STAGE_FIELDS.pid]: pid, [STAGE_FIELDS.pidStart]: pidStart },
+    });
+    return (await this.store.commit(commit)).status !== 'conflict';
+  }
+
+  /** True while the stage is running this attempt (a runner polls this to notice cancels it missed). */
+  async isCurrent(job: StageJobPayload): Promise<boolean> {
+    const [state, attempt] = await this.store.stageFields(job.runId, job.stageId, [
+      STAGE_FIELDS.state,
+      STAGE_FIELDS.attempt,
+    ]);
+    return state === 'running' && Number(attempt) === job.attempt;
+  }
+
+  /** Appends log events (and refreshes the stage's log tail) while the attempt is current. */
+  async appendLogs(job: StageJobPayload, lines: readonly LogLine[], tail: readonly string[]): Promise<void> {
+    if (!lines.length) return;
+    const commit = this.store.newCommit(job.runId);
+    const stageKey = this.keys.stage(job.runId, job.stageId);
+    const op = commit.hash(stageKey, {
+      soft: true,
+      expect: [expectStage.in('running'), expectStage.attempt(job.attempt)],
+      set: { [STAGE_FIELDS.logTail]: JSON.stringify(tail) },
+    });
+    for (const line of lines) commit.event('stage.log', line, job.stageId, op);
+    commit.markOn(stageKey);
+    await this.store.commit(commit);
+  }
+
+  /**
+   * Records how an attempt ended. A failed or timed-out attempt with attempts
+   * left is re-queued as the next attempt (the engine, not BullMQ, retries);
+   * otherwise the stage ends and the run advances. 'stale' when the attempt
+   * was no longer running (cancelled, taken over, already recorded).
+   */
+  async finish(job: StageJobPayload, result: AttemptResult): Promise<'recorded' | 'stale'> {
+    return this.end(job, result, ['running']);
+  }
+
+  /**
+   * The attempt's runner is gone (killed, or BullMQ failed its job as stalled):
+   * records it as failed with `reason` and retries if attempts remain.
+   */
+  async recordLost(job: StageJobPayload, reason: string): Promise<'recorded' | 'stale'> {
+    return this.end(job, { state: 'failed', reason }, ['running', 'queued']);
+  }
+
+  private async end(
+    job: StageJobPayload,
+    result: AttemptResult,
+    from: StageState[],
+  ): Promise<'recorded' | 'stale'> {
+    const snapshot = await this.store.snapshot(job.runId);
+    if (!snapshot) return 'stale';
+    const definition = pipelineGraph(snapshot.pipeline).stage(job.stageId);
+    const maxAttempts = definition.retries + 1;
+    const retry = (result.state === 'failed' || result.state === 'timed_out') && job.attempt < maxAttempts;
+    const stageKey = this.keys.stage(job.runId, job.stageId);
+    const commit = this.store.newCommit(job.runId);
+    if (result.envelope) commit.event('stage.output', { envelope: result.envelope }, job.stageId);
+    const fields = {
+      ...(result.envelope ? { [STAGE_FIELDS.envelope]: JSON.stringify(result.envelope) } : {}),
+      ...(result.logTail ? { [STAGE_FIELDS.logTail]: JSON.stringify(result.logTail) } : {}),
+      [STAGE_FIELDS.pid]: undefined,
+      [STAGE_FIELDS.pidStart]: undefined,
+    };
+    const expect = [expectStage.in(...from), expectStage.attempt(job.attempt)];
+    if (retry) {
+      const next = job.attempt + 1;
+      const why = result.state === 'timed_out' ? 'timed out' : (result.reason ?? 'failed');
+      transitionStage(commit, this.keys, job.stageId, {
+        expect,
+        state: 'queued',
+        attempt: next,
+        reason: `${why}; retrying, attempt ${next} of ${maxAttempts}`,
+        fields,
+      });
+    } else {
+      transitionStage(commit, this.keys, job.stageId, {
+        expect,
+        state: result.state,
+        attempt: job.attempt,
+        reason: result.reason,
+        fields,
+      });
+    }
+    commit.markOn(stageKey);
+    const outcome = await this.store.commit(commit);
+    if (outcome.status === 'conflict') {
+      this.logger.log({ runId: job.runId, stageId: job.stageId, msg: `attempt ${job.attempt} was no longer running; its end is not recorded` });
+      return 'stale';
+    }
+    if (retry) await this.advancer.enqueue(job.runId, [{ ...job, attempt: job.attempt + 1 }]);
+    else await this.advancer.advance(job.runId);
+    return 'recorded';
+  }
+
+  private async whyNotClaimed(job: StageJobPayload): Promise<Claim> {
+    const [[state, attempt, pid, pidStart, host], runState] = await Promise.all([
+      this.store.stageFields(job.runId, job.stageId, [
+        STAGE_FIELDS.state,
+        STAGE_FIELDS.attempt,
+        STAGE_FIELDS.pid,
+        STAGE_FIELDS.pidStart,
+        STAGE_FIELDS.host,
+      ]),
+      this.store.runState(job.runId),
+    ]);
+    if (!runState) return { outcome: 'drop', reason: 'the run does not exist' };
+    if (isTerminalRunState(runState as RunState)) return { outcome: 'drop', reason: `the run is ${runState}` };
+    if (Number(attempt) !== job.attempt) {
+      return { outcome: 'drop', reason: `stale job: the stage is at attempt ${attempt}` };
+    }
+    if (state === 'running') {
+      return {
+        outcome: 'lost',
+        ...(pid ? { pid: Number(pid) } : {}),
+        ...(pidStart ? { pidStart } : {}),
+        ...(host ? { host } : {}),
+      };
+    }
+    return { outcome: 'drop', reason: `the stage is ${state}` };
+  }
+}
