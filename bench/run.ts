@@ -65,6 +65,7 @@ function spawnTrue(): Promise<void> {
 /** Raw BullMQ: job i+1 is added when job i's processor has spawned `true`; per-job time between completions. */
 async function rawChain(url: string, prefix: string, count: number): Promise<number[]> {
   const connection = new Redis(url, { maxRetriesPerRequest: null });
+  const workerConnection = connection.duplicate({ maxRetriesPerRequest: null });
   const queue = new Queue('raw', { connection, prefix });
   const done: number[] = [];
   let finish: () => void = () => undefined;
@@ -77,7 +78,7 @@ async function rawChain(url: string, prefix: string, count: number): Promise<num
       if (job.data.i + 1 < count) await queue.add('step', { i: job.data.i + 1 }, { removeOnComplete: true });
       else finish();
     },
-    { connection: connection.duplicate({ maxRetriesPerRequest: null }), prefix, concurrency: 1 },
+    { connection: workerConnection, prefix, concurrency: 1 },
   );
   await worker.waitUntilReady();
   const start = performance.now();
@@ -86,6 +87,7 @@ async function rawChain(url: string, prefix: string, count: number): Promise<num
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
+  workerConnection.disconnect();
   connection.disconnect();
   return [done[0] - start, ...done.slice(1).map((t, i) => t - done[i])];
 }
