@@ -2,10 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { ServiceConfig } from '@stageflow/config';
 import { EngineModule } from '@stageflow/engine';
+import { HealthModule } from '@stageflow/health';
 import { LoggingModule } from '@stageflow/logging';
 import { BrowsersModule } from './browsers/browsers.module';
-import { HealthController } from './health/health.controller';
-import { RedisHealthAdapter, RedisHealthPort } from './health/redis-health.adapter';
 import { SERVICE_CONFIG, SERVICE_NAME } from './service-config';
 import { HttpErrorFilter } from './sessions/http-error.filter';
 import { SessionsModule } from './sessions/sessions.module';
@@ -23,16 +22,15 @@ export class AppModule {
       module: AppModule,
       imports: [
         LoggingModule.forRoot(SERVICE_NAME, config.logLevel),
+        HealthModule.forRoot({ service: SERVICE_NAME, redisUrl: config.redis.url }),
         // Runs and their events through the engine's port (RUNS_API, EVENT_TAIL_FACTORY), never raw keys.
         EngineModule.forRoot(config.redis),
         BrowsersModule.forRoot(config),
         SessionsModule,
         SweepModule,
       ],
-      controllers: [HealthController],
       providers: [
         { provide: SERVICE_CONFIG, useValue: config },
-        { provide: RedisHealthPort, useClass: RedisHealthAdapter },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     };

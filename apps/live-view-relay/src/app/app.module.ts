@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { ServiceConfig } from '@stageflow/config';
+import { HealthModule } from '@stageflow/health';
 import { LoggingModule } from '@stageflow/logging';
-import { HealthController } from './health/health.controller';
-import { RedisHealthAdapter, RedisHealthPort } from './health/redis-health.adapter';
 import { SERVICE_CONFIG, SERVICE_NAME } from './service-config';
 
 /**
@@ -14,12 +13,11 @@ export class AppModule {
   static forRoot(config: ServiceConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [LoggingModule.forRoot(SERVICE_NAME, config.logLevel)],
-      controllers: [HealthController],
-      providers: [
-        { provide: SERVICE_CONFIG, useValue: config },
-        { provide: RedisHealthPort, useClass: RedisHealthAdapter },
+      imports: [
+        LoggingModule.forRoot(SERVICE_NAME, config.logLevel),
+        HealthModule.forRoot({ service: SERVICE_NAME, redisUrl: config.redis.url }),
       ],
+      providers: [{ provide: SERVICE_CONFIG, useValue: config }],
     };
   }
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { ServiceConfig } from '@stageflow/config';
 import Redis from 'ioredis';
-import { SERVICE_CONFIG } from '../service-config';
+import { HEALTH_OPTIONS, HealthOptions } from './health.options';
 
 /** How long a health probe waits for PONG; compose probes every few seconds. */
 const PING_TIMEOUT_MS = 1000;
@@ -28,11 +27,11 @@ export class RedisHealthAdapter extends RedisHealthPort implements OnApplication
   private readonly where: string;
   private reachable: boolean | undefined;
 
-  constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
+  constructor(@Inject(HEALTH_OPTIONS) options: HealthOptions) {
     super();
-    const url = new URL(config.redis.url);
+    const url = new URL(options.redisUrl);
     this.where = `${url.hostname}:${url.port || '6379'}`;
-    this.redis = new Redis(config.redis.url, {
+    this.redis = new Redis(options.redisUrl, {
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
       // ioredis arms this timer even for a socket that is already closed (Redis

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { HealthController } from './health.controller';
+import { HEALTH_OPTIONS } from './health.options';
 import { RedisHealthPort } from './redis-health.adapter';
 
 class FakeRedis extends RedisHealthPort {
@@ -14,14 +15,17 @@ class FakeRedis extends RedisHealthPort {
   }
 }
 
-describe('GET /health (live-view-relay)', () => {
+describe('GET /health', () => {
   let app: INestApplication;
   const redis = new FakeRedis();
 
   beforeAll(async () => {
     const moduleRef = await Test.createTestingModule({
       controllers: [HealthController],
-      providers: [{ provide: RedisHealthPort, useValue: redis }],
+      providers: [
+        { provide: RedisHealthPort, useValue: redis },
+        { provide: HEALTH_OPTIONS, useValue: { service: 'live-view-relay', redisUrl: 'redis://redis.test:6379' } },
+      ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.init();
