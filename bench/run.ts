@@ -9,6 +9,9 @@
  *   npm run bench                                   # starts a Redis with testcontainers
  *   STAGEFLOW_BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench
  *   STAGEFLOW_BENCH_STAGES=500 npm run bench
+ *
+ * `npm run bench` runs every bench (dispatch, lease, browser, memory) on one Redis;
+ * `npm run bench -- dispatch|lease|browser|memory|all` picks one. See bench/README.md.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -147,18 +150,7 @@ async function deleteKeys(url: string, prefix: string): Promise<void> {
   redis.disconnect();
 }
 
-async function main(): Promise<void> {
-  let container: StartedTestContainer | undefined;
-  let url = process.env['STAGEFLOW_BENCH_REDIS_URL'];
-  if (!url) {
-    process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
-    container = await new GenericContainer('redis:7-bookworm')
-      .withCommand(['redis-server', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'])
-      .withExposedPorts(6379)
-      .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
-      .start();
-    url = `redis://${container.getHost()}:${container.getMappedPort(6379)}`;
-  }
+async function runDispatchBench(url: string): Promise<void> {
   const prefix = `sfbench-${randomBytes(3).toString('hex')}:`;
   const workDir = await mkdtemp(join(tmpdir(), 'sf-bench-'));
   const config: RunnerConfig = {
@@ -227,11 +219,52 @@ async function main(): Promise<void> {
     await app.close();
     await deleteKeys(url, prefix);
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+const BENCHES = ['dispatch', 'lease', 'browser', 'memory'] as const;
+type BenchName = (typeof BENCHES)[number];
+
+/**
+ * `bench/run.ts [dispatch|lease|browser|memory|all]` (default all: in that order,
+ * one Redis for all of them). Each bench prints its table and writes its own JSON.
+ */
+async function main(): Promise<void> {
+  const arg = process.argv[2] ?? 'all';
+  if (arg !== 'all' && !(BENCHES as readonly string[]).includes(arg)) {
+    throw new Error(`unknown bench "${arg}"; use one of ${BENCHES.join(', ')} or all`);
+  }
+  const selected: BenchName[] = arg === 'all' ? [...BENCHES] : [arg as BenchName];
+  let container: StartedTestContainer | undefined;
+  let url = process.env['STAGEFLOW_BENCH_REDIS_URL'];
+  if (!url) {
+    process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
+    container = await new GenericContainer('redis:7-bookworm')
+      .withCommand(['redis-server', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'])
+      .withExposedPorts(6379)
+      .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
+      .start();
+    url = `redis://${container.getHost()}:${container.getMappedPort(6379)}`;
+  }
+  try {
+    for (const name of selected) {
+      if (selected.length > 1) console.log(`\n== ${name} ==`);
+      // Loaded on demand: a bench's imports (Nest apps, Chromium helpers) cost nothing when it is not run.
+      if (name === 'dispatch') await runDispatchBench(url);
+      if (name === 'lease') await (await import('./lease.bench')).runLeaseBench(url);
+      if (name === 'browser') await (await import('./browser.bench')).runBrowserBench(url);
+      if (name === 'memory') await (await import('./memory.bench')).runMemoryBench(url);
+    }
+  } finally {
     await container?.stop({ timeout: 2000 });
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  // Nest apps and ioredis clients of the benches are closed; exit even if a stray handle lingers.
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
