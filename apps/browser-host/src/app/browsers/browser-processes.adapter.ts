@@ -11,6 +11,7 @@ import {
 } from '@stageflow/browser-hosts';
 import { browserVersion, CdpConnection } from '@stageflow/cdp';
 import { chromeArgs, type HostConfig } from '@stageflow/host-config';
+import { BrowserConnections } from './browser-connections';
 import { BROWSER_SETTINGS, HOST_CONFIG, type BrowserSettings } from './browser-host.tokens';
 import type { BrowserRecord } from './browser-record';
 import { ProcessTable, switchValue } from './process-table.adapter';
@@ -65,7 +66,7 @@ export abstract class BrowserProcesses {
   abstract adopt(record: BrowserRecord): Promise<BrowserHandle | undefined>;
   /** SIGKILLs what is left of a registered browser that cannot be adopted (alive but not answering). */
   abstract killRemains(record: BrowserRecord): Promise<void>;
-  /** Process alive and `/json/version` answering. */
+  /** Process alive and its kept CDP connection open (reconnected once when it dropped). */
   abstract isResponsive(handle: BrowserHandle): Promise<boolean>;
   /** Ends this host's Chromium, Xvfb and temp profiles whose id is not in `known`. */
   abstract sweepOrphans(known: Iterable<string>): Promise<SweepReport>;
@@ -86,6 +87,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
   constructor(
     @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
     @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
+    private readonly connections: BrowserConnections,
   ) {
     super();
     this.adapter = new LocalChromeAdapter({
@@ -114,7 +116,9 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       launchArgs: chromeArgs(this.hostConfig),
       executablePath: this.hostConfig.browser.executablePath,
     });
-    return launched(browser);
+    const handle = launched(browser, this.connections);
+    await this.keepConnection(handle.wsEndpoint, handle.browserId);
+    return handle;
   }
 
   async launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle> {
@@ -126,7 +130,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       allowDomains: launch.allowDomains.length > 0 ? launch.allowDomains : undefined,
       onBlocked: launch.onBlocked,
     });
-    return launched(browser);
+    return launched(browser, this.connections);
   }
 
   async adopt(record: BrowserRecord): Promise<BrowserHandle | undefined> {
@@ -137,6 +141,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       return undefined;
     }
     const procs = this.procs;
+    const connections = this.connections;
     let closing: Promise<void> | undefined;
     const gone = async (): Promise<void> => {
       if (!(await procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS))) {
@@ -156,12 +161,14 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       close() {
         closing ??= (async () => {
           // As for a browser we launched: Browser.close makes Chrome write its profile.
+          await connections.drop(record.wsEndpoint);
           await askBrowserToQuit(record.wsEndpoint);
           await gone();
         })();
         return closing;
       },
       kill: async () => {
+        await connections.drop(record.wsEndpoint);
         procs.signalGroup(record.pid, 'SIGKILL');
         await procs.waitForExit(record.pid, CLOSE_TIMEOUT_MS);
         await this.stopDisplayOf(record.browserId);
@@ -170,6 +177,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
         return { browserId: record.browserId, pid: record.pid, cdpPort: record.cdpPort, adopted: true };
       },
     };
+    if (record.kind === 'shared') await this.keepConnection(record.wsEndpoint, record.browserId);
     return handle;
   }
 
@@ -184,7 +192,8 @@ export class LocalBrowserProcesses extends BrowserProcesses {
   async isResponsive(handle: BrowserHandle): Promise<boolean> {
     if (!this.procs.isAlive(handle.pid)) return false;
     try {
-      await browserVersion(handle.cdpPort, { timeoutMs: HEALTH_TIMEOUT_MS });
+      // The kept connection stands for /json/version: open means the browser answers.
+      await this.connections.ensure(handle.wsEndpoint);
       return true;
     } catch {
       return false;
@@ -197,6 +206,13 @@ export class LocalBrowserProcesses extends BrowserProcesses {
 
   runningIds(): string[] {
     return this.adapter.runningBrowserIds();
+  }
+
+  /** Opens the browser's kept CDP connection; without it, tabs fall back to a connection per operation. */
+  private async keepConnection(wsEndpoint: string, browserId: string): Promise<void> {
+    await this.connections.ensure(wsEndpoint).catch((error: Error) =>
+      this.log.warn({ msg: `Could not keep a CDP connection to the browser: ${error.message}`, browserId }),
+    );
   }
 
   /** The pid is alive and its command line is this host's browser with this id (not a reused pid). */
@@ -238,7 +254,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
   }
 }
 
-function launched(browser: LaunchedBrowser): BrowserHandle {
+function launched(browser: LaunchedBrowser, connections: BrowserConnections): BrowserHandle {
   const handle: BrowserHandle & { toJSON(): object } = {
     browserId: browser.browserId,
     pid: browser.pid,
@@ -246,8 +262,14 @@ function launched(browser: LaunchedBrowser): BrowserHandle {
     wsEndpoint: browser.wsEndpoint,
     headedMode: browser.headedMode,
     adopted: false,
-    close: () => browser.close(),
-    kill: () => browser.kill(),
+    close: async () => {
+      await connections.drop(browser.wsEndpoint);
+      await browser.close();
+    },
+    kill: async () => {
+      await connections.drop(browser.wsEndpoint);
+      await browser.kill();
+    },
     toJSON: () => ({ browserId: browser.browserId, pid: browser.pid, cdpPort: browser.cdpPort, adopted: false }),
   };
   return handle;

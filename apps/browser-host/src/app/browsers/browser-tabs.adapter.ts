@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CdpConnection, isCdpError } from '@stageflow/cdp';
+import { BrowserConnections } from './browser-connections';
 
 const CDP_OPTIONS = { connectTimeoutMs: 5000, callTimeoutMs: 10_000 };
 
-/** Tabs over CDP, one short-lived connection per operation (browser-host holds no socket per tab). */
+/**
+ * Tabs over CDP: on the browser's kept connection ({@link BrowserConnections}) when it
+ * has an open one, else on a short-lived connection per operation. No socket per tab.
+ */
 export abstract class BrowserTabs {
   /** Opens an `about:blank` tab and returns its target id. */
   abstract open(wsEndpoint: string): Promise<string>;
@@ -19,6 +23,10 @@ export abstract class BrowserTabs {
 
 @Injectable()
 export class CdpBrowserTabs extends BrowserTabs {
+  constructor(private readonly connections: BrowserConnections) {
+    super();
+  }
+
   async open(wsEndpoint: string): Promise<string> {
     return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
   }
@@ -40,6 +48,8 @@ export class CdpBrowserTabs extends BrowserTabs {
   }
 
   private async with<T>(wsEndpoint: string, work: (cdp: CdpConnection) => Promise<T>): Promise<T> {
+    const kept = this.connections.live(wsEndpoint);
+    if (kept) return work(kept);
     const cdp = await CdpConnection.connect(wsEndpoint, CDP_OPTIONS);
     try {
       return await work(cdp);

@@ -6,6 +6,7 @@ import { loadHostConfig } from '@stageflow/host-config';
 import { LeasesModule, ProfileLeases } from '@stageflow/leases';
 import { LOCAL_SCOPE, ProfileService, ProfileStore } from '@stageflow/profiles';
 import { SERVICE_CONFIG } from '../service-config';
+import { BrowserConnections } from './browser-connections';
 import { BrowserHostRedis } from './browser-host.redis';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE } from './browser-host.tokens';
 import { BrowserProcesses, LocalBrowserProcesses } from './browser-processes.adapter';
@@ -59,6 +60,7 @@ export class BrowsersModule {
         BrowserRegistry,
         HostReadiness,
         RunBrowsers,
+        BrowserConnections,
         { provide: BrowserProcesses, useClass: LocalBrowserProcesses },
         { provide: BrowserTabs, useClass: CdpBrowserTabs },
         { provide: ProfileStore, useFactory: () => new ProfileStore({ home: config.home }) },

@@ -48,6 +48,9 @@ export class StageSessions {
   private readonly mutex = new KeyedMutex();
   private readonly endedRuns = new Map<string, number>();
   private readonly blocked = new Map<string, BlockedRequest[]>();
+  /** Per run: its socket folder prepared; per (run, profile): the profile ensured. Dropped at the run's teardown. */
+  private readonly preparedRuns = new Map<string, Promise<unknown>>();
+  private readonly ensuredProfiles = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly browsers: RunBrowsers,
@@ -82,28 +85,29 @@ export class StageSessions {
       );
     }
     await this.readiness.whenReady(READY_WAIT_MS);
-    await this.assertRunOpen(req.runId);
-    if (req.profile) await this.leases.assertCurrent(this.scope, req.profile, req.runId, req.leaseToken as number);
-
     const socketDir = this.agents.socketDirOf(req.runId);
     const sessionId = stageSessionId(req.runId, req.stageId, req.attempt, socketDir);
+    // Independent reads, at once; a finished run is reported before a stale lease, as when they ran in turn.
+    const checks = Promise.allSettled([
+      this.assertRunOpen(req.runId),
+      req.profile ? this.leases.assertCurrent(this.scope, req.profile, req.runId, req.leaseToken as number) : undefined,
+    ]);
     return this.mutex.run(sessionId, async () => {
-      const existing = await this.registry.get(sessionId);
+      const [[runOpen, leaseCurrent], found] = await Promise.all([checks, Promise.allSettled([this.registry.get(sessionId)])]);
+      if (runOpen.status === 'rejected') throw runOpen.reason;
+      if (leaseCurrent.status === 'rejected') throw leaseCurrent.reason;
+      const [lookup] = found;
+      if (lookup.status === 'rejected') throw lookup.reason;
+      const existing = lookup.value;
       if (existing) {
         if (await this.stillServes(existing)) return toStageSession(existing);
         await this.closeRecord(existing, 'replaced by a new open of the same attempt');
       }
-      await this.agents.prepareRunDir(req.runId);
-      const record = req.profile
+      await this.once(this.preparedRuns, req.runId, () => this.agents.prepareRunDir(req.runId));
+      const opened = req.profile
         ? await this.openShared(req, req.profile, sessionId, socketDir)
         : await this.openThrowaway(req, sessionId, socketDir);
-      try {
-        await this.registry.put(record);
-      } catch (error) {
-        // Unregistered, the tab (or throw-away browser) would be invisible to teardown.
-        await this.release(record).catch(() => undefined);
-        throw error;
-      }
+      const record = await this.bindAndRegister(opened);
       if (this.endedRuns.has(req.runId)) {
         // The run ended while this session was being opened; its teardown has passed.
         await this.closeRecord(record, 'its run ended while it was opened');
@@ -155,6 +159,8 @@ export class StageSessions {
    */
   async closeRun(runId: string): Promise<number> {
     this.rememberEnded(runId);
+    this.preparedRuns.delete(runId);
+    for (const key of this.ensuredProfiles.keys()) if (key.startsWith(`${runId}\n`)) this.ensuredProfiles.delete(key);
     const sessions = await this.registry.ofRun(runId);
     for (const session of sessions) {
       await this.mutex.run(session.sessionId, async () => {
@@ -174,7 +180,7 @@ export class StageSessions {
   }
 
   private async openShared(req: OpenStageSessionRequest, profile: string, sessionId: string, socketDir: string): Promise<SessionRecord> {
-    await this.profiles.ensure(this.scope, profile);
+    await this.once(this.ensuredProfiles, `${req.runId}\n${profile}`, () => this.profiles.ensure(this.scope, profile));
     await this.profiles.recordUse({ scope: this.scope, profile, runId: req.runId, stageId: req.stageId });
     const { handle, restarted } = await this.browsers.shared({
       runId: req.runId,
@@ -190,7 +196,6 @@ export class StageSessions {
         .catch(() => undefined);
     }
     const targetId = await this.tabs.open(handle.wsEndpoint);
-    await this.agents.bindTab(socketDir, sessionId, targetId);
     return this.recordOf(req, sessionId, socketDir, { kind: 'shared', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId, scope: this.scope, profile });
   }
 
@@ -206,12 +211,40 @@ export class StageSessions {
     });
     try {
       const targetId = await this.tabs.open(handle.wsEndpoint);
-      await this.agents.bindTab(socketDir, sessionId, targetId);
       return this.recordOf(req, sessionId, socketDir, { kind: 'throwaway', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId });
     } catch (error) {
       await this.browsers.close(handle.browserId).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * Binds agent-browser to the new tab and registers the session, both at once. If
+   * either fails, the tab (or throw-away browser) is released and a written record
+   * removed: unregistered or unbound, it would be invisible to teardown or useless.
+   */
+  private async bindAndRegister(record: SessionRecord): Promise<SessionRecord> {
+    const [bound, put] = await Promise.allSettled([
+      this.agents.bindTab(record.socketDir, record.sessionId, record.targetId),
+      this.registry.put(record),
+    ]);
+    if (bound.status === 'fulfilled' && put.status === 'fulfilled') return record;
+    await this.release(record).catch(() => undefined);
+    if (put.status === 'fulfilled') await this.registry.remove(record).catch(() => undefined);
+    throw bound.status === 'rejected' ? bound.reason : (put as PromiseRejectedResult).reason;
+  }
+
+  /** Runs `work` once per key; a failed run is forgotten so the next call retries it. */
+  private once(done: Map<string, Promise<unknown>>, key: string, work: () => Promise<unknown>): Promise<unknown> {
+    let pending = done.get(key);
+    if (!pending) {
+      pending = work();
+      done.set(key, pending);
+      pending.catch(() => {
+        if (done.get(key) === pending) done.delete(key);
+      });
+    }
+    return pending;
   }
 
   private recordOf(
