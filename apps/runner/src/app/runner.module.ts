@@ -1,10 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { RunnerConfig } from '@stageflow/config';
 import { EngineModule } from '@stageflow/engine';
+import { LeasesModule } from '@stageflow/leases';
 import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
 import { StageExecutor } from './stage/stage-executor.service';
+import { StageLease } from './stage/stage-lease.service';
 import { StageProcessAdapter } from './stage/stage-process.adapter';
 import { StageWorker } from './stage/stage-worker.service';
 import { StageWorkspace } from './stage/stage-workspace.adapter';
@@ -17,13 +19,14 @@ export class RunnerModule {
     const resolved = resolveRunnerOptions(options);
     return {
       module: RunnerModule,
-      imports: [EngineModule.forRoot(config.redis, resolved.engine)],
+      imports: [EngineModule.forRoot(config.redis, resolved.engine), LeasesModule.forRoot(config.redis)],
       providers: [
         { provide: RUNNER_CONFIG, useValue: config },
         { provide: RUNNER_OPTIONS, useValue: resolved },
         StageProcessAdapter,
         StageWorkspace,
         StageExecutor,
+        StageLease,
         StageWorker,
         AbandonSweep,
         HealthServer,

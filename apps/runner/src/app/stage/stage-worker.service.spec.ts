@@ -4,10 +4,12 @@ import { RedisKeys, StageJobPayload } from '@stageflow/contracts';
 import type { CancelBus, Claim, EngineRedis, StageAttempts } from '@stageflow/engine';
 import { resolveRunnerOptions } from '../runner.options';
 import type { StageExecutor } from './stage-executor.service';
+import type { StageLease } from './stage-lease.service';
 import type { StageProcessAdapter } from './stage-process.adapter';
 import { StageWorker } from './stage-worker.service';
 
-function setup(claim: Claim, host = 'runner-a') {
+function setup(claim: Claim, host = 'runner-a', admission: Awaited<ReturnType<StageLease['admit']>> = { outcome: 'go' }) {
+  const lease = { admit: jest.fn(async () => admission) };
   const attempts = {
     claim: jest.fn(async () => claim),
     recordLost: jest.fn(async () => 'recorded' as const),
@@ -20,12 +22,13 @@ function setup(claim: Claim, host = 'runner-a') {
     executor as unknown as StageExecutor,
     processes as unknown as StageProcessAdapter,
     {} as CancelBus,
+    lease as unknown as StageLease,
     {} as EngineRedis,
     new RedisKeys('t:'),
     {} as RunnerConfig,
     resolveRunnerOptions(),
   );
-  return { worker, attempts, executor, processes };
+  return { worker, attempts, executor, processes, lease };
 }
 
 const job = (data: unknown) => ({ id: 'j1', data }) as Job<StageJobPayload>;
@@ -37,6 +40,14 @@ describe('StageWorker.process', () => {
     await worker.process(job({ runId: 'r1', stageId: 'build', attempt: 0, extra: true }));
     await worker.process(job('r1.build.1'));
     expect(attempts.claim).not.toHaveBeenCalled();
+  });
+
+  it('neither claims nor runs a stage parked for its browser-profile lease', async () => {
+    const reason = 'waiting for browser profile p held by run r0';
+    const { worker, attempts, executor } = setup({ outcome: 'drop', reason: 'x' }, 'runner-a', { outcome: 'parked', reason });
+    await worker.process(job(payload));
+    expect(attempts.claim).not.toHaveBeenCalled();
+    expect(executor.execute).not.toHaveBeenCalled();
   });
 
   it('runs a claimed attempt and records its end', async () => {
