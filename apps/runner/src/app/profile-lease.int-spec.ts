@@ -13,7 +13,8 @@ describe('browser-profile lease in the runner (real Redis, real worker)', () => 
   let leases: ProfileLeases;
   let gates: string;
   beforeEach(async () => {
-    h = await startHarness();
+    // No browser-host here: the `browser:` stages run as plain commands; only the lease is under test.
+    h = await startHarness({ runner: { browserSessions: false } });
     // Stands in for browser-host, which releases a run's leases when the run ends.
     leases = new ProfileLeases({ redis: h.config.redis.url, keys: h.keys });
     gates = await mkdtemp(join(tmpdir(), 'sf-lease-'));

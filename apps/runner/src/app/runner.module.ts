@@ -6,6 +6,7 @@ import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
 import { StageExecutor } from './stage/stage-executor.service';
+import { BrowserHostClient } from './stage/browser-host.client';
 import { StageLease } from './stage/stage-lease.service';
 import { StageProcessAdapter } from './stage/stage-process.adapter';
 import { StageWorker } from './stage/stage-worker.service';
@@ -25,6 +26,7 @@ export class RunnerModule {
         { provide: RUNNER_OPTIONS, useValue: resolved },
         StageProcessAdapter,
         StageWorkspace,
+        BrowserHostClient,
         StageExecutor,
         StageLease,
         StageWorker,

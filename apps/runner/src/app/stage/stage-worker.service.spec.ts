@@ -50,11 +50,12 @@ describe('StageWorker.process', () => {
     expect(executor.execute).not.toHaveBeenCalled();
   });
 
-  it('runs a claimed attempt and records its end', async () => {
+  it('runs a claimed attempt with its run\'s lease grant and records its end', async () => {
     const claim: Claim = { outcome: 'run', stage: { id: 'build' } as never, input: {}, attempt: 2, maxAttempts: 3 };
-    const { worker, attempts, executor } = setup(claim);
+    const grant = { scope: 'local', profile: 'p', runId: 'r1', token: 4 };
+    const { worker, attempts, executor } = setup(claim, 'runner-a', { outcome: 'go', grant });
     await worker.process(job(payload));
-    expect(executor.execute).toHaveBeenCalledWith(payload, claim);
+    expect(executor.execute).toHaveBeenCalledWith(payload, claim, grant);
     expect(attempts.finish).toHaveBeenCalledWith(payload, { state: 'success' });
   });
 

@@ -106,7 +106,7 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }
       return;
     }
-    const result = await this.executor.execute(payload, claim);
+    const result = await this.executor.execute(payload, claim, admission.grant);
     await this.attempts.finish(payload, result);
   }
 
