@@ -9,6 +9,7 @@ import type { ResolvedRunnerOptions } from '../runner.options';
 import { LogCollector } from './log-collector';
 import { judgeOutput } from './stage-output';
 import { StageProcess, StageProcessAdapter } from './stage-process.adapter';
+import { StageRedaction, stageRedaction } from './stage-redaction';
 import { StageWorkspace } from './stage-workspace.adapter';
 
 type Runnable = Extract<Claim, { outcome: 'run' }>;
@@ -59,6 +60,16 @@ export class StageExecutor {
 
   /** `grant`: the run's lease on the stage's `browser.profile`, when it has one. */
   async execute(job: StageJobPayload, claim: Runnable, grant?: LeaseGrant): Promise<AttemptResult> {
+    const redaction = stageRedaction(claim.stage);
+    return redaction.result(await this.attempt(job, claim, grant, redaction));
+  }
+
+  private async attempt(
+    job: StageJobPayload,
+    claim: Runnable,
+    grant: LeaseGrant | undefined,
+    redaction: StageRedaction,
+  ): Promise<AttemptResult> {
     const { stage } = claim;
     const ids = { runId: job.runId, stageId: job.stageId, attempt: job.attempt };
     const startedAt = Date.now();
@@ -71,7 +82,7 @@ export class StageExecutor {
       if (!lines.length) return flushing;
       const tail = logs.tail();
       flushing = flushing
-        .then(() => this.attempts.appendLogs(job, lines, tail))
+        .then(() => this.attempts.appendLogs(job, redaction.lines(lines), redaction.tail(tail)))
         .catch((error) => this.logger.warn({ ...ids, msg: `could not store log lines: ${(error as Error).message}` }));
       return flushing;
     };
