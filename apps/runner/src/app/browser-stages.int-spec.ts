@@ -27,13 +27,15 @@ jest.setTimeout(180_000);
 
 const SCRIPT = join(__dirname, '../testing/cdp-tab.stage.cjs');
 
-/** Chromium browser processes (not helpers) this test's browser-host started. */
-async function browsersOf(hostId: string): Promise<number[]> {
-  const found: number[] = [];
+/** Chromium browser processes (not helpers) this test's browser-host started: pid and browser id. */
+async function browsersOf(hostId: string): Promise<Array<{ pid: number; browserId: string }>> {
+  const found: Array<{ pid: number; browserId: string }> = [];
   for (const entry of await readdir('/proc').catch(() => [] as string[])) {
     if (!/^\d+$/.test(entry)) continue;
     const argv = (await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '')).split('\0');
-    if (argv.includes(`--stageflow-host=${hostId}`) && !argv.some((a) => a.startsWith('--type='))) found.push(Number(entry));
+    if (!argv.includes(`--stageflow-host=${hostId}`) || argv.some((a) => a.startsWith('--type='))) continue;
+    const browserId = argv.find((a) => a.startsWith('--stageflow-browser-id='))?.slice('--stageflow-browser-id='.length);
+    found.push({ pid: Number(entry), browserId: browserId ?? `argv:${argv[0]}` });
   }
   return found;
 }
@@ -96,7 +98,7 @@ describe('browser stages (runner + browser-host + Chromium)', () => {
       host.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
     }
-    for (const pid of await browsersOf(hostId)) {
+    for (const { pid } of await browsersOf(hostId)) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -120,8 +122,11 @@ describe('browser stages (runner + browser-host + Chromium)', () => {
       [],
     );
     const started = await h.runs.startRun({ pipeline, input: {} });
-    const seenBrowsers = new Set<number>();
-    const sampling = setInterval(() => void browsersOf(hostId).then((pids) => pids.forEach((p) => seenBrowsers.add(p))), 100);
+    const seenBrowsers = new Map<string, string>();
+    const sampling = setInterval(
+      () => void browsersOf(hostId).then((found) => found.forEach((b) => seenBrowsers.set(b.browserId, `${b.pid}`))),
+      100,
+    );
     const run = await waitForRun(h.runs, started.id, 'ended', 120_000).finally(() => clearInterval(sampling));
 
     const byId = Object.fromEntries(run.stages.map((s) => [s.id, s]));
@@ -135,7 +140,7 @@ describe('browser stages (runner + browser-host + Chromium)', () => {
     expect(setter.tabUrl).toBe(`${siteUrl}/set?name=shared`);
     expect(reader.tabUrl).toBe(`${siteUrl}/read`);
     // ...of one shared browser, whose cookies both saw.
-    expect(seenBrowsers.size).toBe(1);
+    expect([...seenBrowsers.keys()]).toHaveLength(1);
     expect(setter.seesShared).toBe(true);
     expect(reader.seesShared).toBe(true);
     // A browser stage's envelope is redacted: the cookie values never reach the run's history.
@@ -148,5 +153,19 @@ describe('browser stages (runner + browser-host + Chromium)', () => {
 
     // browser-host tears the run down and releases the lease.
     await waitFor('browser-host to release the lease of the ended run', async () => !(await leases.describe('local', 'p')).holder);
+  });
+
+  it('fails the attempt with a reason naming browser-host\'s code when it refuses the session', async () => {
+    const pipeline = pipelineOf(
+      [runStage('visit', 'echo should not run', { browser: { headed: false, allowDomains: ['blocked.test'] } })],
+      [],
+    );
+    const started = await h.runs.startRun({ pipeline, input: {} });
+    const run = await waitForRun(h.runs, started.id, 'ended', 60_000);
+    const visit = run.stages.find((s) => s.id === 'visit');
+    expect(run.state).toBe('failed');
+    expect(visit?.reason).toMatch(/^browser-host refused the stage session \(browser_site_blocked\): /);
+    expect(visit?.logTail).toEqual([]);
+    expect(await browsersOf(hostId)).toEqual([]);
   });
 });
