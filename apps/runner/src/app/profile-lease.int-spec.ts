@@ -98,4 +98,21 @@ describe('browser-profile lease in the runner (real Redis, real worker)', () => 
     expect((await waitForRun(h.runs, c.id)).state).toBe('success');
     expect((await leases.describe('local', 'p')).waiters).toEqual([]);
   });
+
+  it('reclaims the lease of a run that ended long ago and was never released (browser-host was down)', async () => {
+    const a = await h.runs.startRun({ pipeline: pipeline(), input: {} });
+    await open(a.id);
+    expect((await waitForRun(h.runs, a.id)).state).toBe('success');
+    // Nobody released A's lease; its end is older than browser-host's close window.
+    await h.redis.hset(h.keys.run(a.id), 'endedAt', new Date(Date.now() - 3_600_000).toISOString());
+
+    const b = await h.runs.startRun({ pipeline: pipeline(), input: {} });
+    await open(b.id);
+    expect((await waitForRun(h.runs, b.id)).state).toBe('success');
+    const reasons = (await allEvents(h.runs, b.id))
+      .filter((e) => e.type === 'stage.state' && e.stageId === 'work')
+      .map((e) => (e as RunEvent<'stage.state'>).data.reason);
+    expect(reasons).toContain(`waiting for browser profile p held by run ${a.id}`);
+    expect((await leases.describe('local', 'p')).holder?.runId).toBe(b.id);
+  });
 });

@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { RunnerConfig } from '@stageflow/config';
-import { EngineModule } from '@stageflow/engine';
-import { LeasesModule } from '@stageflow/leases';
+import { EngineModule, StageAttempts } from '@stageflow/engine';
+import { RedisKeys } from '@stageflow/contracts';
+import { ProfileLeases } from '@stageflow/leases';
 import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
@@ -20,12 +21,24 @@ export class RunnerModule {
     const resolved = resolveRunnerOptions(options);
     return {
       module: RunnerModule,
-      imports: [EngineModule.forRoot(config.redis, resolved.engine), LeasesModule.forRoot(config.redis)],
+      imports: [EngineModule.forRoot(config.redis, resolved.engine)],
       providers: [
         { provide: RUNNER_CONFIG, useValue: config },
         { provide: RUNNER_OPTIONS, useValue: resolved },
         StageProcessAdapter,
         StageWorkspace,
+        {
+          // A waiting run reclaims leases of runs that ended (past browser-host's
+          // close window) or vanished, should browser-host not have released them.
+          provide: ProfileLeases,
+          inject: [StageAttempts],
+          useFactory: (attempts: StageAttempts) =>
+            new ProfileLeases({
+              redis: config.redis.url,
+              keys: new RedisKeys(config.redis.prefix),
+              isRunAlive: (runId) => attempts.mayHoldLease(runId),
+            }),
+        },
         BrowserHostClient,
         StageExecutor,
         StageLease,

@@ -43,11 +43,21 @@ export class StageLease {
     if ((await this.attempts.parkForLease(job, profile, reason)) === 'stale') {
       return { outcome: 'drop', reason: 'the stage was no longer queued when its lease was queued' };
     }
-    // A grant published between acquire and the park found the stage still
-    // queued and woke nothing: ask again now that the stage is parked.
-    const again = await this.leases.acquire(LOCAL_LEASE_SCOPE, profile, job.runId);
-    if (again.status === 'granted') await this.attempts.wakeLeaseWaiters(job.runId, profile);
+    // A grant published between acquire and the park (a release, or the
+    // reclaim acquire starts) found the stage still queued and woke nothing:
+    // ask again now that it is parked. Not awaited: waking re-adds this job's
+    // id, which is free only once this processor returned and the job completed.
+    void this.wakeIfGranted(job.runId, profile);
     return { outcome: 'parked', reason };
+  }
+
+  private async wakeIfGranted(runId: string, profile: string): Promise<void> {
+    try {
+      const again = await this.leases.acquire(LOCAL_LEASE_SCOPE, profile, runId);
+      if (again.status === 'granted') await this.attempts.wakeLeaseWaiters(runId, profile);
+    } catch (error) {
+      this.logger.warn({ runId, profile, msg: `could not re-check the lease after parking: ${(error as Error).message}` });
+    }
   }
 
   /**

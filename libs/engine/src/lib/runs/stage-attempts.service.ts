@@ -10,8 +10,9 @@ import {
 import type { RunStageDefinition } from '@stageflow/pipeline';
 import { StageQueue } from '../queue/stage-queue.adapter';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
-import { parseJson, STAGE_FIELDS } from '../store/record.codec';
+import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
+import { mayHoldLease } from './lease-liveness.rule';
 import { RunAdvancer } from './run-advancer.service';
 import { expectRun, expectStage, transitionRun, transitionStage } from './transitions';
 
@@ -82,6 +83,15 @@ export class StageAttempts {
   async isRunOpen(runId: string): Promise<boolean> {
     const state = await this.store.runState(runId);
     return !!state && !isTerminalRunState(state as RunState);
+  }
+
+  /**
+   * `isRunAlive` for `ProfileLeases`' reclaim while waiting: open, or ended
+   * so recently that browser-host may still be closing its Chrome.
+   */
+  async mayHoldLease(runId: string): Promise<boolean> {
+    const [state, endedAt] = await this.store.runFields(runId, [RUN_FIELDS.state, RUN_FIELDS.endedAt]);
+    return mayHoldLease((state ?? undefined) as RunState | undefined, endedAt ?? undefined, Date.now());
   }
 
   /**
