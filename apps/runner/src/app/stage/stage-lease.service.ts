@@ -37,6 +37,9 @@ export class StageLease {
   async admit(job: StageJobPayload): Promise<LeaseAdmission> {
     const profile = await this.attempts.leaseProfile(job);
     if (!profile) return { outcome: 'go' };
+    // A late or duplicate job of an ended run must not take or queue for the
+    // lease (nobody would release it): the claim drops it.
+    if (!(await this.attempts.isRunOpen(job.runId))) return { outcome: 'go' };
     const outcome = await this.leases.acquire(LOCAL_LEASE_SCOPE, profile, job.runId);
     if (outcome.status === 'granted') return { outcome: 'go', grant: outcome.grant };
     const reason = waitingReason(profile, outcome.holder);
