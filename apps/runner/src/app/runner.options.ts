@@ -25,12 +25,6 @@ export interface RunnerOptions {
   sweep?: boolean;
   /** Serve the health endpoint. @defaultValue true */
   health?: boolean;
-  /**
-   * Open a browser-host stage session for stages with a `browser:` block.
-   * Tests of the lease alone turn it off and run such stages as plain commands.
-   * @defaultValue true
-   */
-  browserSessions?: boolean;
 }
 
 export interface ResolvedRunnerOptions {
@@ -42,7 +36,6 @@ export interface ResolvedRunnerOptions {
   shutdownGraceMs: number;
   sweep: boolean;
   health: boolean;
-  browserSessions: boolean;
 }
 
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
@@ -55,6 +48,5 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     shutdownGraceMs: options.shutdownGraceMs ?? 20000,
     sweep: options.sweep ?? true,
     health: options.health ?? true,
-    browserSessions: options.browserSessions ?? true,
   };
 }
