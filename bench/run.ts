@@ -163,6 +163,7 @@ async function runDispatchBench(url: string): Promise<void> {
     stalledIntervalMs: 5000,
     healthPort: 0,
     abandonCheckMs: 60000,
+    browserHostUrl: 'http://127.0.0.1:3002',
   };
 
   @Module({ imports: [RunnerModule.forRoot(config, { sweep: false, health: false })] })

@@ -1,10 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { RunnerConfig } from '@stageflow/config';
-import { EngineModule } from '@stageflow/engine';
+import { EngineModule, StageAttempts } from '@stageflow/engine';
+import { RedisKeys } from '@stageflow/contracts';
+import { ProfileLeases } from '@stageflow/leases';
 import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
 import { StageExecutor } from './stage/stage-executor.service';
+import { BrowserHostClient } from './stage/browser-host.client';
+import { StageLease } from './stage/stage-lease.service';
 import { StageProcessAdapter } from './stage/stage-process.adapter';
 import { StageWorker } from './stage/stage-worker.service';
 import { StageWorkspace } from './stage/stage-workspace.adapter';
@@ -23,7 +27,21 @@ export class RunnerModule {
         { provide: RUNNER_OPTIONS, useValue: resolved },
         StageProcessAdapter,
         StageWorkspace,
+        {
+          // A waiting run reclaims leases of runs that ended (past browser-host's
+          // close window) or vanished, should browser-host not have released them.
+          provide: ProfileLeases,
+          inject: [StageAttempts],
+          useFactory: (attempts: StageAttempts) =>
+            new ProfileLeases({
+              redis: config.redis.url,
+              keys: new RedisKeys(config.redis.prefix),
+              isRunAlive: (runId) => attempts.mayHoldLease(runId),
+            }),
+        },
+        BrowserHostClient,
         StageExecutor,
+        StageLease,
         StageWorker,
         AbandonSweep,
         HealthServer,

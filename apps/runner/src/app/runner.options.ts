@@ -25,6 +25,12 @@ export interface RunnerOptions {
   sweep?: boolean;
   /** Serve the health endpoint. @defaultValue true */
   health?: boolean;
+  /**
+   * Open a browser-host stage session for stages with a `browser:` block.
+   * Tests of the lease alone turn it off and run such stages as plain commands.
+   * @defaultValue true
+   */
+  browserSessions?: boolean;
 }
 
 export interface ResolvedRunnerOptions {
@@ -36,6 +42,7 @@ export interface ResolvedRunnerOptions {
   shutdownGraceMs: number;
   sweep: boolean;
   health: boolean;
+  browserSessions: boolean;
 }
 
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
@@ -48,5 +55,6 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     shutdownGraceMs: options.shutdownGraceMs ?? 20000,
     sweep: options.sweep ?? true,
     health: options.health ?? true,
+    browserSessions: options.browserSessions ?? true,
   };
 }

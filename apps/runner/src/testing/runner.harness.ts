@@ -65,6 +65,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     stalledIntervalMs: 5000,
     healthPort: 0,
     abandonCheckMs: 60000,
+    browserHostUrl: 'http://127.0.0.1:3002',
     ...options.config,
   };
   const runner: RunnerOptions = { sweep: false, health: false, killGraceMs: 500, watchMs: 500, ...options.runner };

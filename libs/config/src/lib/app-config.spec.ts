@@ -35,6 +35,11 @@ describe('loadRunnerConfig', () => {
     expect(cfg.lockDurationMs + cfg.stalledIntervalMs).toBeLessThanOrEqual(15000);
     expect(cfg.workDir).toBe('/tmp/sf/work');
   });
+
+  it('finds browser-host on its default port, and refuses a URL that is not http(s)', () => {
+    expect(loadRunnerConfig({}).browserHostUrl).toBe('http://127.0.0.1:3002');
+    expect(() => loadRunnerConfig({ STAGEFLOW_BROWSER_HOST_URL: 'file:///tmp/x' })).toThrow(/STAGEFLOW_BROWSER_HOST_URL/);
+  });
 });
 
 describe('loadServiceConfig', () => {

@@ -48,6 +48,11 @@ export interface RunnerConfig extends CommonConfig {
   healthPort: number;
   /** How often the abandoned-run check runs, ms. @defaultValue 10000 (env `STAGEFLOW_ABANDON_CHECK_MS`) */
   abandonCheckMs: number;
+  /**
+   * browser-host's internal address: browser stages open their tab there.
+   * @defaultValue `http://127.0.0.1:3002` (env `STAGEFLOW_BROWSER_HOST_URL`)
+   */
+  browserHostUrl: string;
 }
 
 /**
@@ -146,6 +151,7 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
     stalledIntervalMs: r.int('STAGEFLOW_RUNNER_STALLED_MS', 5000, 1000, 600000),
     healthPort: r.int('STAGEFLOW_RUNNER_HEALTH_PORT', 3001, 1, 65535),
     abandonCheckMs: r.int('STAGEFLOW_ABANDON_CHECK_MS', 10000, 500, 3600000),
+    browserHostUrl: r.url('STAGEFLOW_BROWSER_HOST_URL', 'http://127.0.0.1:3002', ['http:', 'https:']),
   };
   r.done();
   return cfg;

@@ -1,11 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { StageEnvelope, StageJobPayload } from '@stageflow/contracts';
+import type { OpenStageSessionRequest, StageEnvelope, StageJobPayload, StageSession } from '@stageflow/contracts';
 import { AttemptResult, Claim, SchemaCheck, StageAttempts } from '@stageflow/engine';
+import type { LeaseGrant } from '@stageflow/leases';
+import type { RunStageDefinition } from '@stageflow/pipeline';
 import { RUNNER_OPTIONS } from '../runner.tokens';
+import { BrowserHostClient, BrowserHostError } from './browser-host.client';
 import type { ResolvedRunnerOptions } from '../runner.options';
 import { LogCollector } from './log-collector';
 import { judgeOutput } from './stage-output';
 import { StageProcess, StageProcessAdapter } from './stage-process.adapter';
+import { StageRedaction, stageRedaction } from './stage-redaction';
 import { StageWorkspace } from './stage-workspace.adapter';
 
 type Runnable = Extract<Claim, { outcome: 'run' }>;
@@ -34,6 +38,7 @@ export class StageExecutor {
     private readonly processes: StageProcessAdapter,
     private readonly workspace: StageWorkspace,
     private readonly schemas: SchemaCheck,
+    private readonly browserHost: BrowserHostClient,
     @Inject(RUNNER_OPTIONS) private readonly options: ResolvedRunnerOptions,
   ) {}
 
@@ -53,7 +58,18 @@ export class StageExecutor {
     for (const execution of this.executions) this.stop(execution, 'shutdown');
   }
 
-  async execute(job: StageJobPayload, claim: Runnable): Promise<AttemptResult> {
+  /** `grant`: the run's lease on the stage's `browser.profile`, when it has one. */
+  async execute(job: StageJobPayload, claim: Runnable, grant?: LeaseGrant): Promise<AttemptResult> {
+    const redaction = stageRedaction(claim.stage);
+    return redaction.result(await this.attempt(job, claim, grant, redaction));
+  }
+
+  private async attempt(
+    job: StageJobPayload,
+    claim: Runnable,
+    grant: LeaseGrant | undefined,
+    redaction: StageRedaction,
+  ): Promise<AttemptResult> {
     const { stage } = claim;
     const ids = { runId: job.runId, stageId: job.stageId, attempt: job.attempt };
     const startedAt = Date.now();
@@ -66,17 +82,29 @@ export class StageExecutor {
       if (!lines.length) return flushing;
       const tail = logs.tail();
       flushing = flushing
-        .then(() => this.attempts.appendLogs(job, lines, tail))
+        .then(() => this.attempts.appendLogs(job, redaction.lines(lines), redaction.tail(tail)))
         .catch((error) => this.logger.warn({ ...ids, msg: `could not store log lines: ${(error as Error).message}` }));
       return flushing;
     };
     const flushTimer = setInterval(() => void flush(), this.options.logFlushMs);
     let timeout: NodeJS.Timeout | undefined;
     let watch: NodeJS.Timeout | undefined;
+    let session: StageSession | undefined;
     try {
       const paths = this.workspace.prepare(job, stage.cwd);
       this.workspace.writeInput(paths.input, claim.input);
+      if (stage.browser && this.options.browserSessions) {
+        try {
+          session = await this.browserHost.open(sessionRequest(job, stage, grant));
+        } catch (error) {
+          if (!(error instanceof BrowserHostError)) throw error;
+          const why = `browser-host refused the stage session (${error.code}): ${error.message}`;
+          return this.result(job, startedAt, 'failed', why, logs);
+        }
+        this.logger.log({ ...ids, profile: stage.browser.profile, browserId: session.browserId, msg: 'stage session opened' });
+      }
       const env = this.processes.environment(stage.env ?? {}, {
+        ...session?.env,
         STAGEFLOW_INPUT: paths.input,
         STAGEFLOW_OUTPUT: paths.output,
         STAGEFLOW_RUN_ID: job.runId,
@@ -134,6 +162,12 @@ export class StageExecutor {
       clearTimeout(timeout);
       clearInterval(watch);
       clearInterval(flushTimer);
+      // browser-host's watcher also closes it from the stage's end event, should this runner die first.
+      if (session) {
+        await this.browserHost
+          .close(session.sessionId)
+          .catch((error) => this.logger.warn({ ...ids, msg: `could not close the stage session: ${(error as Error).message}` }));
+      }
       await flush();
       this.executions.delete(execution);
     }
@@ -167,4 +201,23 @@ export class StageExecutor {
     this.logger.log({ runId: job.runId, stageId: job.stageId, attempt: job.attempt, state, msg: error ?? 'stage succeeded' });
     return { state, envelope, ...(error ? { reason: error } : {}), logTail: logs.tail() };
   }
+}
+
+/** What browser-host needs to open the stage's tab: the `browser:` block and, with a profile, the lease's fencing token. */
+export function sessionRequest(job: StageJobPayload, stage: RunStageDefinition, grant?: LeaseGrant): OpenStageSessionRequest {
+  const browser = stage.browser;
+  if (!browser) throw new Error(`stage ${job.stageId} has no browser block`);
+  if (browser.profile && grant?.profile !== browser.profile) {
+    throw new Error(`stage ${job.stageId} needs the lease on browser profile ${browser.profile} and has none`);
+  }
+  return {
+    runId: job.runId,
+    stageId: job.stageId,
+    attempt: job.attempt,
+    ...(browser.profile && grant ? { profile: browser.profile, leaseToken: grant.token } : {}),
+    headed: browser.headed,
+    allowDomains: browser.allowDomains,
+    ...(browser.check?.url ? { checkUrl: browser.check.url } : {}),
+    ...(browser.loginUrl ? { loginUrl: browser.loginUrl } : {}),
+  };
 }

@@ -4,10 +4,12 @@ import { RedisKeys, StageJobPayload } from '@stageflow/contracts';
 import type { CancelBus, Claim, EngineRedis, StageAttempts } from '@stageflow/engine';
 import { resolveRunnerOptions } from '../runner.options';
 import type { StageExecutor } from './stage-executor.service';
+import type { StageLease } from './stage-lease.service';
 import type { StageProcessAdapter } from './stage-process.adapter';
 import { StageWorker } from './stage-worker.service';
 
-function setup(claim: Claim, host = 'runner-a') {
+function setup(claim: Claim, host = 'runner-a', admission: Awaited<ReturnType<StageLease['admit']>> = { outcome: 'go' }) {
+  const lease = { admit: jest.fn(async () => admission) };
   const attempts = {
     claim: jest.fn(async () => claim),
     recordLost: jest.fn(async () => 'recorded' as const),
@@ -20,12 +22,13 @@ function setup(claim: Claim, host = 'runner-a') {
     executor as unknown as StageExecutor,
     processes as unknown as StageProcessAdapter,
     {} as CancelBus,
+    lease as unknown as StageLease,
     {} as EngineRedis,
     new RedisKeys('t:'),
     {} as RunnerConfig,
     resolveRunnerOptions(),
   );
-  return { worker, attempts, executor, processes };
+  return { worker, attempts, executor, processes, lease };
 }
 
 const job = (data: unknown) => ({ id: 'j1', data }) as Job<StageJobPayload>;
@@ -39,11 +42,20 @@ describe('StageWorker.process', () => {
     expect(attempts.claim).not.toHaveBeenCalled();
   });
 
-  it('runs a claimed attempt and records its end', async () => {
-    const claim: Claim = { outcome: 'run', stage: { id: 'build' } as never, input: {}, attempt: 2, maxAttempts: 3 };
-    const { worker, attempts, executor } = setup(claim);
+  it('neither claims nor runs a stage parked for its browser-profile lease', async () => {
+    const reason = 'waiting for browser profile p held by run r0';
+    const { worker, attempts, executor } = setup({ outcome: 'drop', reason: 'x' }, 'runner-a', { outcome: 'parked', reason });
     await worker.process(job(payload));
-    expect(executor.execute).toHaveBeenCalledWith(payload, claim);
+    expect(attempts.claim).not.toHaveBeenCalled();
+    expect(executor.execute).not.toHaveBeenCalled();
+  });
+
+  it('runs a claimed attempt with its run\'s lease grant and records its end', async () => {
+    const claim: Claim = { outcome: 'run', stage: { id: 'build' } as never, input: {}, attempt: 2, maxAttempts: 3 };
+    const grant = { scope: 'local', profile: 'p', runId: 'r1', token: 4 };
+    const { worker, attempts, executor } = setup(claim, 'runner-a', { outcome: 'go', grant });
+    await worker.process(job(payload));
+    expect(executor.execute).toHaveBeenCalledWith(payload, claim, grant);
     expect(attempts.finish).toHaveBeenCalledWith(payload, { state: 'success' });
   });
 

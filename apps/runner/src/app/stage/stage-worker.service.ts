@@ -6,6 +6,7 @@ import { CancelBus, EngineRedis, StageAttempts } from '@stageflow/engine';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from '../runner.tokens';
 import type { ResolvedRunnerOptions } from '../runner.options';
 import { StageExecutor } from './stage-executor.service';
+import { StageLease } from './stage-lease.service';
 import { StageProcessAdapter } from './stage-process.adapter';
 
 /**
@@ -25,6 +26,7 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly executor: StageExecutor,
     private readonly processes: StageProcessAdapter,
     private readonly cancelBus: CancelBus,
+    private readonly lease: StageLease,
     private readonly redis: EngineRedis,
     private readonly keys: RedisKeys,
     @Inject(RUNNER_CONFIG) private readonly config: RunnerConfig,
@@ -32,7 +34,12 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.cancelBus.subscribe((runId) => this.executor.cancelRun(runId));
+    await this.cancelBus.subscribe((runId) => {
+      this.executor.cancelRun(runId);
+      void this.lease.withdrawRun(runId);
+    });
+    // Before the first job: a grant must find a listener for every stage this runner parks.
+    await this.lease.listen();
     this.worker = new Worker<StageJobPayload>(STAGE_QUEUE, (job) => this.process(job), {
       connection: this.redis.dedicated('worker'),
       prefix: this.keys.bullPrefix(),
@@ -77,6 +84,11 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
       return;
     }
     const ids = { runId: payload.runId, stageId: payload.stageId, attempt: payload.attempt };
+    const admission = await this.lease.admit(payload);
+    if (admission.outcome !== 'go') {
+      this.logger.log({ ...ids, msg: admission.outcome === 'parked' ? admission.reason : `job dropped: ${admission.reason}` });
+      return;
+    }
     const claim = await this.attempts.claim(payload, this.processes.host);
     if (claim.outcome === 'drop') {
       this.logger.log({ ...ids, msg: `job dropped: ${claim.reason}` });
@@ -94,7 +106,7 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }
       return;
     }
-    const result = await this.executor.execute(payload, claim);
+    const result = await this.executor.execute(payload, claim, admission.grant);
     await this.attempts.finish(payload, result);
   }
 

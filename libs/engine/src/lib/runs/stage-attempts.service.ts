@@ -8,9 +8,11 @@ import {
   StageState,
 } from '@stageflow/contracts';
 import type { RunStageDefinition } from '@stageflow/pipeline';
+import { StageQueue } from '../queue/stage-queue.adapter';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
-import { parseJson, STAGE_FIELDS } from '../store/record.codec';
+import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
+import { mayHoldLease } from './lease-liveness.rule';
 import { RunAdvancer } from './run-advancer.service';
 import { expectRun, expectStage, transitionRun, transitionStage } from './transitions';
 
@@ -60,7 +62,96 @@ export class StageAttempts {
     private readonly store: RunStore,
     private readonly keys: RedisKeys,
     private readonly advancer: RunAdvancer,
+    private readonly queue: StageQueue,
   ) {}
+
+  /** The browser profile the job's stage needs (`browser.profile`), if any; read before {@link claim}. */
+  async leaseProfile(job: StageJobPayload): Promise<string | undefined> {
+    const snapshot = await this.store.snapshot(job.runId);
+    const definition = snapshot?.pipeline.stages.find((s) => s.id === job.stageId);
+    return definition?.kind === 'run' ? definition.browser?.profile : undefined;
+  }
+
+  /** Every browser profile the run's stages need. */
+  async leaseProfiles(runId: string): Promise<string[]> {
+    const snapshot = await this.store.snapshot(runId);
+    const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (s.kind === 'run' ? s.browser?.profile : undefined));
+    return [...new Set(profiles.filter((p): p is string => !!p))];
+  }
+
+  /** False once the run ended or is gone (a grant to it is handed on). */
+  async isRunOpen(runId: string): Promise<boolean> {
+    const state = await this.store.runState(runId);
+    return !!state && !isTerminalRunState(state as RunState);
+  }
+
+  /**
+   * `isRunAlive` for `ProfileLeases`' reclaim while waiting: open, or ended
+   * so recently that browser-host may still be closing its Chrome.
+   */
+  async mayHoldLease(runId: string): Promise<boolean> {
+    const [state, endedAt] = await this.store.runFields(runId, [RUN_FIELDS.state, RUN_FIELDS.endedAt]);
+    return mayHoldLease((state ?? undefined) as RunState | undefined, endedAt ?? undefined, Date.now());
+  }
+
+  /**
+   * queued → waiting: the run is queued for the stage's browser profile. The
+   * stage gives its active-stage slot back (the run advances, so a stage of
+   * the run without a profile may take it) and has no job and no time limit
+   * until {@link wakeLeaseWaiters}. 'stale' when the attempt was no longer queued.
+   */
+  async parkForLease(job: StageJobPayload, profile: string, reason: string): Promise<'parked' | 'stale'> {
+    const stageKey = this.keys.stage(job.runId, job.stageId);
+    const commit = this.store.newCommit(job.runId);
+    transitionStage(commit, this.keys, job.stageId, {
+      expect: [expectStage.in('queued'), expectStage.attempt(job.attempt)],
+      state: 'waiting',
+      attempt: job.attempt,
+      reason,
+      fields: { [STAGE_FIELDS.leaseProfile]: profile, [STAGE_FIELDS.missingJobChecks]: undefined },
+    });
+    commit.hash(this.keys.run(job.runId), { expect: [expectRun.open()] });
+    commit.markOn(stageKey);
+    if ((await this.store.commit(commit)).status === 'conflict') return 'stale';
+    await this.advancer.advance(job.runId);
+    return 'parked';
+  }
+
+  /**
+   * waiting → ready for the run's stages parked for `profile` (its lease was
+   * granted), then advances the run, which queues them as slots allow, at the
+   * attempt they were parked at. Idempotent: every runner hears every grant,
+   * and only the first moves a stage (compare-and-set). Returns the stages moved.
+   */
+  async wakeLeaseWaiters(runId: string, profile: string): Promise<string[]> {
+    const snapshot = await this.store.snapshot(runId);
+    if (!snapshot) return [];
+    const woken: StageJobPayload[] = [];
+    for (const stage of snapshot.pipeline.stages) {
+      if (stage.kind !== 'run' || stage.browser?.profile !== profile) continue;
+      const [attempt] = await this.store.stageFields(runId, stage.id, [STAGE_FIELDS.attempt]);
+      const commit = this.store.newCommit(runId);
+      transitionStage(commit, this.keys, stage.id, {
+        expect: [
+          expectStage.in('waiting'),
+          { field: STAGE_FIELDS.leaseProfile, in: [profile] },
+          expectStage.attempt(Number(attempt)),
+        ],
+        state: 'ready',
+        attempt: Number(attempt),
+        fields: { [STAGE_FIELDS.leaseProfile]: undefined },
+      });
+      commit.markOn(this.keys.stage(runId, stage.id));
+      if ((await this.store.commit(commit)).status !== 'conflict') {
+        woken.push({ runId, stageId: stage.id, attempt: Number(attempt) });
+      }
+    }
+    if (!woken.length) return [];
+    // The parked attempt's job completed; its id must be free before the advance re-adds it.
+    await Promise.all(woken.map((job) => this.queue.discardFinished(job)));
+    await this.advancer.advance(runId);
+    return woken.map((job) => job.stageId);
+  }
 
   /** queued → running for this attempt (and the run queued → running), or says why not. */
   async claim(job: StageJobPayload, host: string): Promise<Claim> {

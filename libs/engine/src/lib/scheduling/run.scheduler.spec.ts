@@ -199,6 +199,19 @@ describe('planAdvance: gates and run state', () => {
     ]);
   });
 
+  it('says which browser profile a run waits for when a parked stage is all that is left', () => {
+    const reason = 'waiting for browser profile p held by run r0';
+    const lease = pipeline([run('work', { browser: { profile: 'p', headed: true, allowDomains: [] } }), run('other')], [], 1);
+    const actions = plan(lease, { work: { state: 'waiting', attempt: 1, reason }, other: { state: 'success', attempt: 1 } }, 'running');
+    expect(actions).toEqual([{ type: 'run-state', state: 'waiting', reason }]);
+  });
+
+  it('does not count a stage parked for a lease against the slots', () => {
+    const lease = pipeline([run('work'), run('other')], [], 1);
+    const actions = plan(lease, { work: { state: 'waiting', attempt: 1, reason: 'waiting for browser profile p' }, other: { state: 'ready', attempt: 0 } }, 'running');
+    expect(types(actions)).toEqual(['stage-queued:other']);
+  });
+
   it('puts the run back to running once the gate is accepted', () => {
     const actions = plan(
       p,

@@ -73,8 +73,11 @@ export function planAdvance(pipeline: Pipeline, run: RunPlanInput, deps: PlanDep
   if (open.length === 0) {
     actions.push({ type: 'run-state', state: 'success' });
   } else if (!open.some((s) => MOVING_STATES.includes(s.state))) {
-    // Only gates (and the stages behind them) are left: the run waits for an operator.
-    if (run.runState !== 'waiting') actions.push({ type: 'run-state', state: 'waiting', reason: 'waiting for an operator' });
+    // Only gates, stages parked for a browser-profile lease (run stages that
+    // wait) and the stages behind them are left: the run waits, and says for what.
+    const leaseWait = pipeline.stages.find((s) => s.kind === 'run' && work[s.id]?.state === 'waiting');
+    const reason = leaseWait ? (work[leaseWait.id].reason ?? 'waiting for a browser profile') : 'waiting for an operator';
+    if (run.runState !== 'waiting') actions.push({ type: 'run-state', state: 'waiting', reason });
   } else if (run.runState === 'waiting') {
     actions.push({ type: 'run-state', state: 'running' });
   }

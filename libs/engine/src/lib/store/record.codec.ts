@@ -44,6 +44,8 @@ export const STAGE_FIELDS = {
   host: 'host',
   /** Consecutive sweeper checks that found no BullMQ job for this queued/running stage. */
   missingJobChecks: 'missingJobChecks',
+  /** Browser profile a `waiting` run stage waits for (its run is queued for the lease); absent otherwise. */
+  leaseProfile: 'leaseProfile',
 } as const;
 
 type Hash = Record<string, string>;

@@ -118,6 +118,10 @@ export class RunStore {
     return ((await this.redis.client.hget(this.keys.run(runId), RUN_FIELDS.state)) ?? undefined) as RunState | undefined;
   }
 
+  async runFields(runId: string, fields: readonly string[]): Promise<(string | null)[]> {
+    return this.redis.client.hmget(this.keys.run(runId), ...fields);
+  }
+
   async readRun(runId: string): Promise<RunRecord | undefined> {
     const values = await this.redis.client.hmget(this.keys.run(runId), ...RUN_LIST_FIELDS);
     return decodeRun(zip(RUN_LIST_FIELDS, values));
