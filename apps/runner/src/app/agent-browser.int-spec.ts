@@ -1,0 +1,210 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ProfileLeases } from '@stageflow/leases';
+import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
+import {
+  freePort,
+  isAlive,
+  Harness,
+  pipelineOf,
+  runStage,
+  startHarness,
+  waitFor,
+  waitForRun,
+} from '../testing/runner.harness';
+
+/**
+ * The real agent-browser CLI in browser stages: real Redis, a real runner
+ * worker, browser-host as its own process (its own home, host id and key
+ * prefix shared with the runner), real headless Chromium, and stage commands
+ * that call `agent-browser` with only the environment the runner gives them.
+ */
+jest.setTimeout(180_000);
+
+const SCRIPT = join(__dirname, '../testing/agent-browser.stage.cjs');
+const AGENT_BROWSER = join(process.cwd(), 'node_modules/.bin/agent-browser');
+
+/** Chromium browser processes (not helpers) this test's browser-host started: pid and browser id. */
+async function browsersOf(hostId: string): Promise<Array<{ pid: number; browserId: string }>> {
+  const found: Array<{ pid: number; browserId: string }> = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const argv = (await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '')).split('\0');
+    if (!argv.includes(`--stageflow-host=${hostId}`) || argv.some((a) => a.startsWith('--type='))) continue;
+    const browserId = argv.find((a) => a.startsWith('--stageflow-browser-id='))?.slice('--stageflow-browser-id='.length);
+    found.push({ pid: Number(entry), browserId: browserId ?? `argv:${argv[0]}` });
+  }
+  return found;
+}
+
+/** Live agent-browser processes whose environment names one of `sessions`. */
+async function agentBrowsersOf(sessions: string[]): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry) || !isAlive(Number(entry))) continue;
+    const env = (await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '')).split('\0');
+    if (sessions.some((s) => env.includes(`AGENT_BROWSER_SESSION=${s}`))) found.push(Number(entry));
+  }
+  return found;
+}
+
+describe('agent-browser in browser stages (runner + browser-host + Chromium)', () => {
+  let h: Harness;
+  let host: ChildProcess;
+  let site: Server;
+  let siteUrl: string;
+  let root: string;
+  let home: string;
+  let hostId: string;
+  let leases: ProfileLeases;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'sf-abstage-'));
+    home = join(root, 'home');
+    await mkdir(home, { recursive: true, mode: 0o700 });
+    await writeFile(join(home, 'config.yaml'), 'browser:\n  blocked_sites: [blocked.test]\n');
+    hostId = `it-${randomBytes(3).toString('hex')}`;
+    const prefix = uniquePrefix();
+    const port = await freePort();
+    host = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/browser-host/src/main.ts'], {
+      cwd: process.cwd(),
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        STAGEFLOW_REDIS_URL: testRedisUrl(),
+        STAGEFLOW_REDIS_PREFIX: prefix,
+        STAGEFLOW_HOME: home,
+        STAGEFLOW_HOST_ID: hostId,
+        STAGEFLOW_BROWSER_TMP: root,
+        STAGEFLOW_BROWSER_HOST_PORT: String(port),
+        STAGEFLOW_LOG_LEVEL: 'warn',
+        SWC_NODE_PROJECT: 'tsconfig.base.json',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitFor(
+      'browser-host to answer /health',
+      async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
+      90_000,
+    );
+    h = await startHarness({ prefix, config: { browserHostUrl: `http://127.0.0.1:${port}` } });
+    leases = new ProfileLeases({ redis: h.config.redis.url, keys: h.keys });
+    // /set?sid=... sets a persistent cookie; every other page prints its path and the cookie it got.
+    site = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const sid = url.searchParams.get('sid');
+      if (url.pathname === '/set' && sid) res.setHeader('set-cookie', `sid=${sid}; Max-Age=3600; Path=/`);
+      res.setHeader('content-type', 'text/html');
+      res.end(`<title>${url.pathname}</title><p>page ${url.pathname.slice(1)}</p><p>cookie ${req.headers.cookie ?? 'none'}</p>`);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await leases?.close();
+    if (host?.exitCode === null) {
+      const exited = new Promise((resolve) => host.once('exit', resolve));
+      host.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    }
+    for (const { pid } of await browsersOf(hostId)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone.
+      }
+    }
+    site?.closeAllConnections();
+    await new Promise((resolve) => site?.close(resolve));
+    await h?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('lets two parallel stages drive their own tab of one shared browser with agent-browser, sharing its cookie, and ends their daemons', async () => {
+    // allowDomains: the contract's parsed default (the harness skips the YAML parser).
+    const browser = { profile: 'p', headed: false, allowDomains: ['127.0.0.1'] };
+    const sid = randomBytes(6).toString('hex');
+    const sync = await mkdtemp(join(root, 'sync-'));
+    const visit = (path: string, peer: string) => ['node', SCRIPT, 'visit', AGENT_BROWSER, siteUrl, sid, path, sync, peer];
+    const pipeline = pipelineOf(
+      [
+        runStage('login', ['node', SCRIPT, 'set', AGENT_BROWSER, siteUrl, sid], { browser }),
+        runStage('a', visit('a', 'b'), { browser }),
+        runStage('b', visit('b', 'a'), { browser }),
+        runStage('after', ['node', SCRIPT, 'check', siteUrl], { browser }),
+      ],
+      [
+        { from: 'login', to: 'a' },
+        { from: 'login', to: 'b' },
+        { from: 'a', to: 'after' },
+        { from: 'b', to: 'after' },
+      ],
+    );
+    const started = await h.runs.startRun({ pipeline, input: {} });
+    const seenBrowsers = new Map<string, string>();
+    const sampling = setInterval(
+      () => void browsersOf(hostId).then((found) => found.forEach((b) => seenBrowsers.set(b.browserId, `${b.pid}`))),
+      100,
+    );
+    const run = await waitForRun(h.runs, started.id, 'ended', 150_000).finally(() => clearInterval(sampling));
+
+    const byId = Object.fromEntries(run.stages.map((s) => [s.id, s]));
+    expect({ state: run.state, reason: run.reason, tails: run.stages.map((s) => [s.id, s.reason, s.logTail]) }).toMatchObject({ state: 'success' });
+    type Visit = {
+      agentName: string;
+      daemonPid: number;
+      peerOpened: boolean;
+      url: string;
+      snapshotShowsOwnPage: boolean;
+      snapshotShowsSid: boolean;
+      evalSeesSid: boolean;
+      boundToStageTab: boolean;
+      targetUrl: string;
+    };
+    const login = byId['login'].envelope?.output as { agentName: string; onSetPage: boolean; seesSid: boolean };
+    const a = byId['a'].envelope?.output as Visit;
+    const b = byId['b'].envelope?.output as Visit;
+    const after = byId['after'].envelope?.output as { pageUrls: string[]; socketFiles: string[] };
+
+    // (Booleans: the envelope of a browser stage is redacted, `sid=...` included.)
+    expect(login).toEqual({ agentName: expect.any(String), onSetPage: true, seesSid: true });
+    // Each stage's agent-browser stayed on its own tab (the one browser-host opened for it),
+    // also after the parallel stage navigated its own: they do not move each other.
+    for (const [v, path] of [[a, 'a'], [b, 'b']] as const) {
+      expect(v).toEqual({
+        agentName: expect.any(String),
+        daemonPid: expect.any(Number),
+        peerOpened: true,
+        url: `${siteUrl}/${path}`,
+        snapshotShowsOwnPage: true,
+        snapshotShowsSid: true,
+        evalSeesSid: true,
+        boundToStageTab: true,
+        targetUrl: expect.any(String),
+      });
+    }
+    expect(a.agentName).not.toBe(b.agentName);
+    // Each had its own agent-browser daemon running while the stage ran.
+    expect(a.daemonPid).toBeGreaterThan(0);
+    expect(b.daemonPid).toBeGreaterThan(0);
+    expect(a.daemonPid).not.toBe(b.daemonPid);
+    // One Chromium for the whole run.
+    expect([...seenBrowsers.keys()]).toHaveLength(1);
+    // By the time a later stage of the run starts, the earlier stages' tabs are closed
+    // and their agent-browser daemons have left no pid or socket behind.
+    expect(after.pageUrls.filter((u) => u.startsWith(siteUrl))).toEqual([]);
+    const sessions = [login.agentName, a.agentName, b.agentName];
+    expect(after.socketFiles.filter((f) => sessions.some((s) => f.startsWith(`${s}.`)))).toEqual([]);
+    // After the run no agent-browser daemon of those sessions is still running.
+    expect(await agentBrowsersOf(sessions)).toEqual([]);
+    expect([isAlive(a.daemonPid), isAlive(b.daemonPid)]).toEqual([false, false]);
+
+    await waitFor('browser-host to release the lease of the ended run', async () => !(await leases.describe('local', 'p')).holder);
+    expect(await browsersOf(hostId)).toEqual([]);
+  });
+});
