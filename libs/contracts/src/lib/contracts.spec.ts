@@ -19,6 +19,8 @@ describe('parseStageJobPayload', () => {
     [{ runId: 'r 1', stageId: 's', attempt: 1 }, 'runId must be an id string'],
     [{ runId: 'r1', stageId: '../s', attempt: 1 }, 'stageId must be an id string'],
     [{ runId: 'r1', stageId: 's', attempt: 1, extra: true }, 'unknown field "extra"'],
+    [{ runId: 'r1', stageId: 's', attempt: 1, wake: 0 }, 'wake must be a positive integer when present'],
+    [{ runId: 'r1', stageId: 's', attempt: 1, wake: '1' }, 'wake must be a positive integer when present'],
   ])('refuses %j: %s', (raw, problem) => {
     expect(() => parseStageJobPayload(raw)).toThrow(ContractViolationError);
     expect(() => parseStageJobPayload(raw)).toThrow(problem);
@@ -28,6 +30,18 @@ describe('parseStageJobPayload', () => {
     expect(stageJobId({ runId: 'r1', stageId: 's', attempt: 1 })).not.toBe(
       stageJobId({ runId: 'r1', stageId: 's', attempt: 2 }),
     );
+  });
+
+  it('keeps a lease wake in the payload and gives each wake its own job id', () => {
+    expect(parseStageJobPayload({ runId: 'r1', stageId: 's', attempt: 1, wake: 2 })).toEqual({
+      runId: 'r1',
+      stageId: 's',
+      attempt: 1,
+      wake: 2,
+    });
+    const ids = [undefined, 1, 2].map((wake) => stageJobId({ runId: 'r1', stageId: 's', attempt: 1, ...(wake ? { wake } : {}) }));
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe('r1.s.1');
   });
 });
 

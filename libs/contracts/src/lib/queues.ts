@@ -14,6 +14,13 @@ export interface StageJobPayload {
   stageId: string;
   /** 1-based attempt this job was enqueued for; a stale attempt is dropped. */
   attempt: number;
+  /**
+   * How many times this attempt was woken after waiting for its browser
+   * profile's lease (absent: never). Each wake enqueues a job under a new id,
+   * so re-queueing never has to wait for the parked job's id to come free,
+   * and a job of an earlier wake is dropped at claim.
+   */
+  wake?: number;
 }
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -26,18 +33,27 @@ export function parseStageJobPayload(raw: unknown): StageJobPayload {
   }
   const r = raw as Record<string, unknown>;
   for (const key of Object.keys(r)) {
-    if (!['runId', 'stageId', 'attempt'].includes(key)) problems.push(`unknown field "${key}"`);
+    if (!['runId', 'stageId', 'attempt', 'wake'].includes(key)) problems.push(`unknown field "${key}"`);
   }
   if (typeof r['runId'] !== 'string' || !ID.test(r['runId'])) problems.push('runId must be an id string');
   if (typeof r['stageId'] !== 'string' || !ID.test(r['stageId'])) problems.push('stageId must be an id string');
   if (typeof r['attempt'] !== 'number' || !Number.isInteger(r['attempt']) || r['attempt'] < 1) {
     problems.push('attempt must be a positive integer');
   }
+  const wake = r['wake'];
+  if (wake !== undefined && (typeof wake !== 'number' || !Number.isInteger(wake) || wake < 1)) {
+    problems.push('wake must be a positive integer when present');
+  }
   if (problems.length) throw new ContractViolationError('stage job payload', problems);
-  return { runId: r['runId'] as string, stageId: r['stageId'] as string, attempt: r['attempt'] as number };
+  return {
+    runId: r['runId'] as string,
+    stageId: r['stageId'] as string,
+    attempt: r['attempt'] as number,
+    ...(wake !== undefined ? { wake: wake as number } : {}),
+  };
 }
 
 /** Deterministic job id: BullMQ refuses a duplicate, so one attempt is enqueued at most once. */
 export function stageJobId(p: StageJobPayload): string {
-  return `${p.runId}.${p.stageId}.${p.attempt}`;
+  return `${p.runId}.${p.stageId}.${p.attempt}${p.wake ? `.w${p.wake}` : ''}`;
 }

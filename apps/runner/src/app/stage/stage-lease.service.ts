@@ -48,9 +48,9 @@ export class StageLease {
     }
     // A grant published between acquire and the park (a release, or the
     // reclaim acquire starts) found the stage still queued and woke nothing:
-    // ask again now that it is parked. Not awaited: waking re-adds this job's
-    // id, which is free only once this processor returned and the job completed.
-    void this.wakeIfGranted(job.runId, profile);
+    // ask again now that it is parked. Waking queues a job under a new id
+    // (StageJobPayload.wake), so it need not wait for this one to complete.
+    await this.wakeIfGranted(job.runId, profile);
     return { outcome: 'parked', reason };
   }
 

@@ -44,26 +44,6 @@ export class StageQueue implements OnApplicationShutdown {
     else if (jobs.length) await this.queue.addBulk(jobs.map((data) => ({ name: STAGE_JOB, data, opts: opts(data) })));
   }
 
-  /**
-   * Removes the attempt's finished job so the same attempt can be enqueued
-   * again under its deterministic id (a stage parked for a browser-profile
-   * lease is re-queued at the same attempt once the lease is granted). A job
-   * still active is the parking runner finishing its processor: waits for it.
-   */
-  async discardFinished(job: StageJobPayload, waitMs = 5000): Promise<void> {
-    const id = stageJobId(job);
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const state = await this.queue.getJobState(id);
-      if (state === 'completed' || state === 'failed') {
-        await this.queue.remove(id);
-        return;
-      }
-      if (state !== 'active' || Date.now() > deadline) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-
   /** True when the attempt's job is waiting, delayed or being processed. */
   async isAlive(job: StageJobPayload): Promise<boolean> {
     return LIVE_JOB_STATES.includes(await this.queue.getJobState(stageJobId(job)));

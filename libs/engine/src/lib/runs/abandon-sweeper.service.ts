@@ -84,10 +84,11 @@ export class AbandonSweeper {
     if (!snapshot) return [];
     const stages: SweptStage[] = [];
     for (const { id } of snapshot.pipeline.stages) {
-      const [state, attempt, checks] = await this.store.stageFields(runId, id, [
+      const [state, attempt, checks, wakes] = await this.store.stageFields(runId, id, [
         STAGE_FIELDS.state,
         STAGE_FIELDS.attempt,
         STAGE_FIELDS.missingJobChecks,
+        STAGE_FIELDS.leaseWakes,
       ]);
       const stage: SweptStage = {
         id,
@@ -96,7 +97,8 @@ export class AbandonSweeper {
         missingJobChecks: Number(checks ?? 0),
       };
       if (stage.state === 'queued' || stage.state === 'running') {
-        stage.jobAlive = await this.queue.isAlive({ runId, stageId: id, attempt: stage.attempt });
+        const wake = wakes ? { wake: Number(wakes) } : {};
+        stage.jobAlive = await this.queue.isAlive({ runId, stageId: id, attempt: stage.attempt, ...wake });
       }
       stages.push(stage);
     }

@@ -186,9 +186,24 @@ export class RunAdvancer {
     if (release) commit.releaseLock(release.key, release.token);
     const result = await this.store.commit(commit);
     if (result.status === 'conflict') return false;
-    if (jobs.length) await this.enqueue(runId, jobs);
+    if (jobs.length) await this.enqueue(runId, await this.withLeaseWakes(runId, state, jobs));
     if (kill) await this.cancelBus.publish(runId);
     return true;
+  }
+
+  /**
+   * A stage that waited for its browser profile's lease is queued again under
+   * a new job id (StageJobPayload.wake); only stages with a profile can have one.
+   */
+  private async withLeaseWakes(runId: string, state: PlanState, jobs: StageJobPayload[]): Promise<StageJobPayload[]> {
+    return Promise.all(
+      jobs.map(async (job) => {
+        const definition = state.pipeline.stages.find((s) => s.id === job.stageId);
+        if (definition?.kind !== 'run' || !definition.browser?.profile) return job;
+        const [wakes] = await this.store.stageFields(runId, job.stageId, [STAGE_FIELDS.leaseWakes]);
+        return wakes ? { ...job, wake: Number(wakes) } : job;
+      }),
+    );
   }
 
   /**

@@ -8,7 +8,6 @@ import {
   StageState,
 } from '@stageflow/contracts';
 import type { RunStageDefinition } from '@stageflow/pipeline';
-import { StageQueue } from '../queue/stage-queue.adapter';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
 import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
@@ -62,7 +61,6 @@ export class StageAttempts {
     private readonly store: RunStore,
     private readonly keys: RedisKeys,
     private readonly advancer: RunAdvancer,
-    private readonly queue: StageQueue,
   ) {}
 
   /** The browser profile the job's stage needs (`browser.profile`), if any; read before {@link claim}. */
@@ -126,31 +124,29 @@ export class StageAttempts {
   async wakeLeaseWaiters(runId: string, profile: string): Promise<string[]> {
     const snapshot = await this.store.snapshot(runId);
     if (!snapshot) return [];
-    const woken: StageJobPayload[] = [];
+    const woken: string[] = [];
     for (const stage of snapshot.pipeline.stages) {
       if (stage.kind !== 'run' || stage.browser?.profile !== profile) continue;
-      const [attempt] = await this.store.stageFields(runId, stage.id, [STAGE_FIELDS.attempt]);
+      const [attempt, wakes] = await this.store.stageFields(runId, stage.id, [STAGE_FIELDS.attempt, STAGE_FIELDS.leaseWakes]);
       const commit = this.store.newCommit(runId);
       transitionStage(commit, this.keys, stage.id, {
         expect: [
           expectStage.in('waiting'),
           { field: STAGE_FIELDS.leaseProfile, in: [profile] },
           expectStage.attempt(Number(attempt)),
+          expectStage.wake(wakes ? Number(wakes) : undefined),
         ],
         state: 'ready',
         attempt: Number(attempt),
-        fields: { [STAGE_FIELDS.leaseProfile]: undefined },
+        // The next job of this attempt gets a new id (StageJobPayload.wake):
+        // the parked job may still be finishing under the old one.
+        fields: { [STAGE_FIELDS.leaseProfile]: undefined, [STAGE_FIELDS.leaseWakes]: Number(wakes ?? 0) + 1 },
       });
       commit.markOn(this.keys.stage(runId, stage.id));
-      if ((await this.store.commit(commit)).status !== 'conflict') {
-        woken.push({ runId, stageId: stage.id, attempt: Number(attempt) });
-      }
+      if ((await this.store.commit(commit)).status !== 'conflict') woken.push(stage.id);
     }
-    if (!woken.length) return [];
-    // The parked attempt's job completed; its id must be free before the advance re-adds it.
-    await Promise.all(woken.map((job) => this.queue.discardFinished(job)));
-    await this.advancer.advance(runId);
-    return woken.map((job) => job.stageId);
+    if (woken.length) await this.advancer.advance(runId);
+    return woken;
   }
 
   /** queued → running for this attempt (and the run queued → running), or says why not. */
@@ -164,7 +160,7 @@ export class StageAttempts {
     const stageKey = this.keys.stage(job.runId, job.stageId);
     const commit = this.store.newCommit(job.runId);
     transitionStage(commit, this.keys, job.stageId, {
-      expect: [expectStage.in('queued'), expectStage.attempt(job.attempt)],
+      expect: [expectStage.in('queued'), expectStage.attempt(job.attempt), expectStage.wake(job.wake)],
       state: 'running',
       attempt: job.attempt,
       fields: {
@@ -297,13 +293,14 @@ export class StageAttempts {
   }
 
   private async whyNotClaimed(job: StageJobPayload): Promise<Claim> {
-    const [[state, attempt, pid, pidStart, host], runState] = await Promise.all([
+    const [[state, attempt, pid, pidStart, host, wakes], runState] = await Promise.all([
       this.store.stageFields(job.runId, job.stageId, [
         STAGE_FIELDS.state,
         STAGE_FIELDS.attempt,
         STAGE_FIELDS.pid,
         STAGE_FIELDS.pidStart,
         STAGE_FIELDS.host,
+        STAGE_FIELDS.leaseWakes,
       ]),
       this.store.runState(job.runId),
     ]);
@@ -311,6 +308,9 @@ export class StageAttempts {
     if (isTerminalRunState(runState as RunState)) return { outcome: 'drop', reason: `the run is ${runState}` };
     if (Number(attempt) !== job.attempt) {
       return { outcome: 'drop', reason: `stale job: the stage is at attempt ${attempt}` };
+    }
+    if (Number(wakes ?? 0) !== (job.wake ?? 0)) {
+      return { outcome: 'drop', reason: `stale job: the stage was woken from a lease wait since (wake ${wakes ?? 0})` };
     }
     if (state === 'running') {
       return {

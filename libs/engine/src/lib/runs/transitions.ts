@@ -15,6 +15,9 @@ export const expectStage = {
   in: (...states: StageState[]): FieldCheck => ({ field: STAGE_FIELDS.state, in: states }),
   open: (): FieldCheck => ({ field: STAGE_FIELDS.state, nin: TERMINAL_STAGE_STATES }),
   attempt: (attempt: number): FieldCheck => ({ field: STAGE_FIELDS.attempt, in: [String(attempt)] }),
+  /** The job is of the stage's latest lease wake (a job of an earlier wake is stale). */
+  wake: (wake: number | undefined): FieldCheck =>
+    wake ? { field: STAGE_FIELDS.leaseWakes, in: [String(wake)] } : { field: STAGE_FIELDS.leaseWakes, unset: true },
 };
 export const expectRun = {
   in: (...states: RunState[]): FieldCheck => ({ field: RUN_FIELDS.state, in: states }),

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisKeys, RunEventData, RunEventType } from '@stageflow/contracts';
 
-/** A condition on one hash field: `in`/`nin` a list of values, or `set` (the field exists). */
+/** A condition on one hash field: `in`/`nin` a list of values, `set` (the field exists) or `unset` (it does not). */
 export type FieldCheck =
   | { field: string; in: readonly string[] }
   | { field: string; nin: readonly string[] }
-  | { field: string; set: true };
+  | { field: string; set: true }
+  | { field: string; unset: true };
 
 export interface HashChange {
   /** All must pass. A required change that fails aborts the commit; a soft one is just not applied. */
@@ -133,6 +134,7 @@ export class Commit {
 function encodeCheck(check: FieldCheck): string[] {
   if ('in' in check) return [check.field, 'in', ...check.in];
   if ('nin' in check) return [check.field, 'nin', ...check.nin];
+  if ('unset' in check) return [check.field, 'unset'];
   return [check.field, 'set'];
 }
 

@@ -46,6 +46,8 @@ export const STAGE_FIELDS = {
   missingJobChecks: 'missingJobChecks',
   /** Browser profile a `waiting` run stage waits for (its run is queued for the lease); absent otherwise. */
   leaseProfile: 'leaseProfile',
+  /** Times the stage was woken after waiting for its profile's lease (absent: never); its job's `wake`. */
+  leaseWakes: 'leaseWakes',
 } as const;
 
 type Hash = Record<string, string>;

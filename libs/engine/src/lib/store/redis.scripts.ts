@@ -33,6 +33,8 @@ local function passes(op)
     local mode = c[2]
     if mode == 'set' then
       if not v then return false end
+    elseif mode == 'unset' then
+      if v then return false end
     else
       local hit = false
       for i = 3, #c do
