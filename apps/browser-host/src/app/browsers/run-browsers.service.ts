@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AllowlistBlock } from '@stageflow/browser-hosts';
+import type { AllowlistBlock, HeadedMode } from '@stageflow/browser-hosts';
 import { BrowserProcesses, type BrowserHandle } from './browser-processes.adapter';
 import { BrowserRegistry } from './browser-registry.repository';
 import { BROWSER_SETTINGS, type BrowserSettings } from './browser-host.tokens';
@@ -232,6 +232,11 @@ export class RunBrowsers {
     if (record.leaseToken === token) return;
     await this.registry.setLeaseToken(record.browserId, token);
     record.leaseToken = token;
+  }
+
+  /** What `headed: true` gets on this host: `headless` when it has no screen and no Xvfb. */
+  headedModeForHeaded(): HeadedMode {
+    return this.processes.capabilities().headedMode;
   }
 
   private warnOnModeMismatch(record: BrowserRecord, req: SharedBrowserRequest): void {

@@ -116,6 +116,7 @@ function setup(configYaml = '') {
       if (token !== fence.current) throw new ConflictError('lease_not_held', 'stale');
     },
   };
+  const activity = new NoActivity();
   const sessions = new StageSessions(
     browsers,
     registry as unknown as SessionRegistry,
@@ -123,14 +124,14 @@ function setup(configYaml = '') {
     agents,
     profiles,
     runs,
-    new NoActivity(),
+    activity,
     readiness,
     leases,
     parseHostConfig(configYaml, 'config.yaml'),
     'local',
     SETTINGS,
   );
-  return { sessions, processes, profiles, registry, tabs, agents, runs, fence };
+  return { sessions, processes, profiles, registry, tabs, agents, runs, fence, activity };
 }
 
 const work = (stageId: string, extra: Partial<OpenStageSessionRequest> = {}): OpenStageSessionRequest => ({
@@ -145,6 +146,19 @@ const work = (stageId: string, extra: Partial<OpenStageSessionRequest> = {}): Op
 });
 
 describe('StageSessions', () => {
+  it('says in the stage history when a headed stage runs headless for want of a screen and Xvfb', async () => {
+    const { sessions, processes, activity } = setup();
+    await sessions.open(work('quiet', { headed: false }));
+    await sessions.open(work('wanted', { headed: true }));
+    expect(activity.lines).toEqual([]);
+    processes.headedMode = 'headless';
+    await sessions.open(work('fallback', { headed: true }));
+    await sessions.open(work('asked-headless', { headed: false }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(activity.lines).toEqual([expect.stringContaining('runs headless')]);
+    expect(activity.lines[0]).toContain('no Xvfb on PATH');
+  });
+
   it('gives parallel stages of a run one browser and a tab each', async () => {
     const { sessions, processes, tabs } = setup();
     const [a, b] = await Promise.all([sessions.open(work('a')), sessions.open(work('b'))]);

@@ -108,6 +108,7 @@ export class StageSessions {
         ? await this.openShared(req, req.profile, sessionId, socketDir)
         : await this.openThrowaway(req, sessionId, socketDir);
       const record = await this.bindAndRegister(opened);
+      if (req.headed && this.browsers.headedModeForHeaded() === 'headless') this.noteHeadlessFallback(req);
       if (this.endedRuns.has(req.runId)) {
         // The run ended while this session was being opened; its teardown has passed.
         await this.closeRecord(record, 'its run ended while it was opened');
@@ -306,6 +307,15 @@ export class StageSessions {
     return this.tabs.exists(record.cdpEndpoint, record.targetId).catch(() => false);
   }
 
+  /** `headed: true` on a host with no screen and no Xvfb: the browser runs headless, and the run's history says so. */
+  private noteHeadlessFallback(req: OpenStageSessionRequest): void {
+    const line = headlessFallbackNote();
+    this.log.log({ msg: line, runId: req.runId, stageId: req.stageId });
+    void this.activity
+      .note(req.runId, req.stageId, req.attempt, line)
+      .catch((error: Error) => this.log.debug({ msg: `Headless fallback not added to the run's history: ${error.message}`, runId: req.runId, stageId: req.stageId }));
+  }
+
   private onBlocked(req: OpenStageSessionRequest, sessionId: string, block: AllowlistBlock): void {
     const browserId = throwawayBrowserId(sessionId);
     const list = this.blocked.get(sessionId) ?? [];
@@ -335,4 +345,9 @@ export class StageSessions {
     for (const [id, at] of this.endedRuns) if (now - at > ENDED_RUN_MEMORY_MS) this.endedRuns.delete(id);
     this.endedRuns.set(runId, now);
   }
+}
+
+/** The stage log line when a headed browser falls back to headless (docs/browser-sessions.md, "Headed and headless"). */
+export function headlessFallbackNote(): string {
+  return 'browser-host: the stage asked for a headed browser, but this host has no screen (DISPLAY, WAYLAND_DISPLAY) and no Xvfb on PATH, so the browser runs headless (its user agent says HeadlessChrome). Install Xvfb or set headed: false.';
 }

@@ -48,10 +48,12 @@ export class FakeProcesses extends BrowserProcesses {
   leftovers = new Map<string, FakeBrowser>();
   killedRemains: string[] = [];
   launchDelayMs = 0;
+  /** What `headed: true` gets; `headless` plays a host with no screen and no Xvfb. */
+  headedMode: HostCapabilities['headedMode'] = 'xvfb';
   private nextPid = 1000;
 
   capabilities(): HostCapabilities {
-    return { screen: false, liveView: true, headedMode: 'xvfb' };
+    return { screen: false, liveView: true, headedMode: this.headedMode };
   }
   async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
     this.launches.push({ kind: 'shared', browserId: launch.browserId, userDataDir: launch.userDataDir });
