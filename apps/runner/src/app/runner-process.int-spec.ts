@@ -1,6 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { RunEvent } from '@stageflow/contracts';
 import {
   allEvents,
@@ -14,37 +14,7 @@ import {
   waitFor,
   waitForRun,
 } from '../testing/runner.harness';
-
-const ROOT = resolve(__dirname, '../../../..');
-
-/** The real runner entry point (apps/runner/src/main.ts) as its own node process, with the default stall settings. */
-function spawnRunner(h: Harness, healthPort: number, logs?: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/runner/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env['PATH'],
-      HOME: process.env['HOME'],
-      SWC_NODE_PROJECT: 'tsconfig.base.json',
-      STAGEFLOW_REDIS_URL: h.config.redis.url,
-      STAGEFLOW_REDIS_PREFIX: h.config.redis.prefix,
-      STAGEFLOW_WORK_DIR: h.config.workDir,
-      STAGEFLOW_HOME: h.config.workDir,
-      STAGEFLOW_RUNNER_HEALTH_PORT: String(healthPort),
-      STAGEFLOW_LOG_LEVEL: logs ? 'info' : 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => logs?.push(...chunk.split('\n').filter(Boolean)));
-  child.stderr?.resume();
-  return child;
-}
-
-function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  }
-  return new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-}
+import { exited, spawnRunner } from '../testing/processes.harness';
 
 describe('a runner process killed with SIGKILL mid-stage', () => {
   let h: Harness;
@@ -73,7 +43,7 @@ describe('a runner process killed with SIGKILL mid-stage', () => {
     await exited(first);
     const killedAt = Date.now();
     const logLines: string[] = [];
-    const second = spawnRunner(h, port2, logLines);
+    const second = spawnRunner(h, port2, { logs: logLines });
     runners.push(second);
 
     await waitFor(
