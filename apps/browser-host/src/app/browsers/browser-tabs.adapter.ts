@@ -8,9 +8,18 @@ const CDP_OPTIONS = { connectTimeoutMs: 5000, callTimeoutMs: 10_000 };
  * Tabs over CDP: on the browser's kept connection ({@link BrowserConnections}) when it
  * has an open one, else on a short-lived connection per operation. No socket per tab.
  */
+export interface OpenTabOptions {
+  /**
+   * Keep one `about:blank` tab ready in this browser (a run's shared browser): the
+   * next open takes it instead of waiting for `Target.createTarget`, and a new spare
+   * is made in the background. Only with the browser's kept connection.
+   */
+  keepSpare?: boolean;
+}
+
 export abstract class BrowserTabs {
-  /** Opens an `about:blank` tab and returns its target id. */
-  abstract open(wsEndpoint: string): Promise<string>;
+  /** Opens an `about:blank` tab (or takes the ready spare) and returns its target id. */
+  abstract open(wsEndpoint: string, options?: OpenTabOptions): Promise<string>;
   /**
    * Closes the given tabs; ones already gone count as closed. With `keepOnePage`, a
    * browser that would be left with no page first gets an `about:blank`: Chrome quits
@@ -23,12 +32,44 @@ export abstract class BrowserTabs {
 
 @Injectable()
 export class CdpBrowserTabs extends BrowserTabs {
+  /** The spare tab of each shared browser (being made, or ready), by its kept connection. */
+  private readonly spares = new Map<CdpConnection, Promise<string | undefined>>();
+
   constructor(private readonly connections: BrowserConnections) {
     super();
   }
 
-  async open(wsEndpoint: string): Promise<string> {
-    return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
+  async open(wsEndpoint: string, options: OpenTabOptions = {}): Promise<string> {
+    const kept = options.keepSpare ? this.connections.live(wsEndpoint) : undefined;
+    if (!kept) return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
+    const spare = await this.takeSpare(kept);
+    this.makeSpare(kept);
+    return spare ?? kept.createTab('about:blank');
+  }
+
+  /**
+   * The ready spare, if there is one and the browser still lists it. Waiting for a
+   * spare still being made is never slower than making a tab now.
+   */
+  private async takeSpare(cdp: CdpConnection): Promise<string | undefined> {
+    const pending = this.spares.get(cdp);
+    if (!pending) return undefined;
+    this.spares.delete(cdp);
+    const targetId = await pending;
+    if (!targetId) return undefined;
+    try {
+      const { targetInfo } = await cdp.send<{ targetInfo: { type: string; url: string } }>('Target.getTargetInfo', { targetId });
+      return targetInfo.type === 'page' && targetInfo.url === 'about:blank' ? targetId : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private makeSpare(cdp: CdpConnection): void {
+    if (this.spares.has(cdp)) return;
+    this.spares.set(cdp, cdp.createTab('about:blank').catch(() => undefined));
+    // A browser that closes (run end, crash) takes its spare with it.
+    cdp.onClose(() => this.spares.delete(cdp));
   }
 
   async close(wsEndpoint: string, targetIds: readonly string[], keepOnePage: boolean): Promise<void> {

@@ -220,6 +220,20 @@ describe('the shared browser of a run and profile', () => {
     }
   });
 
+  it('keeps a spare blank tab in the shared browser, so the next stage takes a tab that is already there', async () => {
+    const work3 = (await http.get(`/internal/sessions/sf-${run.id}-work3-1`)).body as StageSession;
+    // The anchor page, work3's tab, and the spare made after work3's open.
+    const before = await waitFor('the spare tab to be made', async () => {
+      const pages = await pagesOf(work3.cdpEndpoint);
+      return pages.length === 3 ? pages : undefined;
+    });
+    const next = await open(stage('work1', { attempt: 2 }));
+    expect(next.targetId).not.toBe(work3.targetId);
+    expect(before).toContain(next.targetId);
+    await http.delete(`/internal/sessions/${next.sessionId}`).expect(204);
+    expect(await pagesOf(work3.cdpEndpoint)).not.toContain(next.targetId);
+  });
+
   it('refuses a stale lease token (409) and a blocked site (422) before any browser starts; a bad body is 400', async () => {
     const before = await chromiumOf(dirs.hostId);
     const stale = await http.post('/internal/sessions').send(stage('work1', { attempt: 2, leaseToken: token + 1 }));

@@ -196,7 +196,7 @@ export class StageSessions {
         .note(req.runId, req.stageId, req.attempt, `browser-host: the browser of profile ${profile} had died and was restarted; pages open in it were lost, the login (cookies) was kept`)
         .catch(() => undefined);
     }
-    const targetId = await this.tabs.open(handle.wsEndpoint);
+    const targetId = await this.tabs.open(handle.wsEndpoint, { keepSpare: true });
     return this.recordOf(req, sessionId, socketDir, { kind: 'shared', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId, scope: this.scope, profile });
   }
 
