@@ -1,6 +1,7 @@
 import { ContractViolationError } from './errors';
 import { parseOpenStageSessionRequest } from './browser-sessions';
 import { RedisKeys } from './keys';
+import { loginCheckRoute, parseLoginCheckRequest } from './login-check';
 import { parseStageJobPayload, stageJobId } from './queues';
 
 describe('parseStageJobPayload', () => {
@@ -70,5 +71,25 @@ describe('RedisKeys', () => {
     expect(keys.run('r')).toBe('t1:run:r');
     expect(keys.stage('r', 's')).toBe('t1:run:r:stage:s');
     expect(keys.allEvents().startsWith('t1:')).toBe(true);
+  });
+});
+
+describe('parseLoginCheckRequest', () => {
+  it('accepts a check with its criteria', () => {
+    const check = { url: 'https://a.test/account', loggedOutUrl: '*/login*', selector: '#me', cookie: 'sid' };
+    expect(parseLoginCheckRequest(check)).toEqual(check);
+    expect(loginCheckRoute('sf-r1-s-1')).toBe('/internal/sessions/sf-r1-s-1/check');
+  });
+
+  it.each([
+    [null, 'expected an object'],
+    [{ url: 'ftp://a.test/', cookie: 'sid' }, 'url must be an absolute http(s) URL'],
+    [{ url: 'https://u:p@a.test/', cookie: 'sid' }, 'url must be an absolute http(s) URL'],
+    [{ url: 'https://a.test/' }, 'at least one of loggedOutUrl, selector and cookie'],
+    [{ url: 'https://a.test/', cookie: 'a=b' }, 'cookie must be a cookie name'],
+    [{ url: 'https://a.test/', selector: '' }, 'selector must be a non-empty string'],
+    [{ url: 'https://a.test/', cookie: 'sid', extra: 1 }, 'unknown field "extra"'],
+  ])('refuses %j: %s', (raw, problem) => {
+    expect(() => parseLoginCheckRequest(raw)).toThrow(problem);
   });
 });

@@ -4,7 +4,8 @@ import { StageSessions, type StageSessionView } from './stage-sessions.service';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-function sessionIdParam(raw: string): string {
+/** A route's `:sessionId`, or 404 when it cannot be one. */
+export function sessionIdParam(raw: string): string {
   if (!SESSION_ID.test(raw)) throw new NotFoundError('session_not_found', `"${raw}" is not a stage session id.`);
   return raw;
 }

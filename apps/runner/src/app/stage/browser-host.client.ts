@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RunnerConfig } from '@stageflow/config';
-import { BROWSER_SESSION_ROUTES, OpenStageSessionRequest, StageSession } from '@stageflow/contracts';
+import {
+  BROWSER_SESSION_ROUTES,
+  LoginCheckRequest,
+  LoginCheckResult,
+  loginCheckRoute,
+  OpenStageSessionRequest,
+  StageSession,
+} from '@stageflow/contracts';
 import { RUNNER_CONFIG } from '../runner.tokens';
 
 /** browser-host refused or could not be asked; `code` is its stable error code (or `browser_host_unreachable`). */
@@ -18,6 +25,8 @@ export class BrowserHostError extends Error {
 /** Opening a session launches Chromium on first use; closing is quick. */
 const OPEN_TIMEOUT_MS = 60_000;
 const CLOSE_TIMEOUT_MS = 10_000;
+/** A login check loads a page (browser-host gives it 30 s) and may wait for a selector. */
+const CHECK_TIMEOUT_MS = 45_000;
 
 /**
  * The runner's side of the stage-session contract (docs/browser-sessions.md):
@@ -41,6 +50,17 @@ export class BrowserHostClient {
       throw new BrowserHostError('browser_host_bad_reply', res.status, 'browser-host answered without a session id or env');
     }
     return session;
+  }
+
+  /** Runs the stage's login check in its tab. Throws {@link BrowserHostError} (e.g. `login_check_unreachable`). */
+  async check(sessionId: string, criteria: LoginCheckRequest): Promise<LoginCheckResult> {
+    const res = await this.call('POST', loginCheckRoute(sessionId), CHECK_TIMEOUT_MS, criteria);
+    if (res.status !== 200) throw await this.refusal(res);
+    const result = (await res.json()) as LoginCheckResult;
+    if (typeof result?.logged_in !== 'boolean' || typeof result.url !== 'string') {
+      throw new BrowserHostError('browser_host_bad_reply', res.status, 'browser-host answered the login check without logged_in and url');
+    }
+    return { logged_in: result.logged_in, url: result.url };
   }
 
   /** Closes the stage's tab and session; idempotent on browser-host's side. Throws {@link BrowserHostError}. */

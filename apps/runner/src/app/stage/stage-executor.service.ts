@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { OpenStageSessionRequest, StageEnvelope, StageJobPayload, StageSession } from '@stageflow/contracts';
+import type { LoginCheckRequest, LoginCheckResult, OpenStageSessionRequest, StageEnvelope, StageJobPayload, StageSession } from '@stageflow/contracts';
 import { AttemptResult, Claim, SchemaCheck, StageAttempts } from '@stageflow/engine';
 import type { LeaseGrant } from '@stageflow/leases';
-import type { RunStageDefinition } from '@stageflow/pipeline';
+import type { BrowserCheck, RunStageDefinition } from '@stageflow/pipeline';
 import { RUNNER_OPTIONS } from '../runner.tokens';
 import { BrowserHostClient, BrowserHostError } from './browser-host.client';
 import type { ResolvedRunnerOptions } from '../runner.options';
@@ -90,6 +90,7 @@ export class StageExecutor {
     let timeout: NodeJS.Timeout | undefined;
     let watch: NodeJS.Timeout | undefined;
     let session: StageSession | undefined;
+    let login: LoginCheckResult | undefined;
     try {
       const paths = this.workspace.prepare(job, stage.cwd);
       this.workspace.writeInput(paths.input, claim.input);
@@ -102,6 +103,15 @@ export class StageExecutor {
           return this.result(job, startedAt, 'failed', why, logs);
         }
         this.logger.log({ ...ids, profile: stage.browser.profile, browserId: session.browserId, msg: 'stage session opened' });
+        if (stage.browser.check) {
+          try {
+            login = await this.browserHost.check(session.sessionId, checkRequest(stage.browser.check));
+          } catch (error) {
+            if (!(error instanceof BrowserHostError)) throw error;
+            return this.result(job, startedAt, 'failed', `the login check failed (${error.code}): ${error.message}`, logs);
+          }
+          logs.push('stderr', `stageflow: login check of ${stage.browser.check.url}: ${login.logged_in ? 'logged in' : 'logged out'}\n`);
+        }
       }
       const env = this.processes.environment(stage.env ?? {}, {
         ...session?.env,
@@ -110,6 +120,7 @@ export class StageExecutor {
         STAGEFLOW_RUN_ID: job.runId,
         STAGEFLOW_STAGE_ID: job.stageId,
         STAGEFLOW_ATTEMPT: String(job.attempt),
+        ...(login ? { STAGEFLOW_LOGGED_IN: String(login.logged_in) } : {}),
       });
       if (execution.stopped) return this.result(job, startedAt, 'cancelled', 'cancelled before it started', logs);
       const child = this.processes.start({ command: stage.command, cwd: paths.cwd, env });
@@ -152,7 +163,7 @@ export class StageExecutor {
         const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
         return this.result(job, startedAt, 'failed', how, logs);
       }
-      const verdict = judgeOutput(this.workspace.readOutput(paths.output), stage.outputSchema, this.schemas);
+      const verdict = judgeOutput(this.workspace.readOutput(paths.output), stage.outputSchema, this.schemas, login && { ...login });
       if (!verdict.ok) return this.result(job, startedAt, 'failed', verdict.error, logs);
       return this.result(job, startedAt, 'success', undefined, logs, verdict.output);
     } catch (error) {
@@ -219,5 +230,15 @@ export function sessionRequest(job: StageJobPayload, stage: RunStageDefinition, 
     allowDomains: browser.allowDomains,
     ...(browser.check?.url ? { checkUrl: browser.check.url } : {}),
     ...(browser.loginUrl ? { loginUrl: browser.loginUrl } : {}),
+  };
+}
+
+/** The login-check request for a stage's `browser.check`. */
+export function checkRequest(check: BrowserCheck): LoginCheckRequest {
+  return {
+    url: check.url,
+    ...(check.loggedOutUrl !== undefined ? { loggedOutUrl: check.loggedOutUrl } : {}),
+    ...(check.selector !== undefined ? { selector: check.selector } : {}),
+    ...(check.cookie !== undefined ? { cookie: check.cookie } : {}),
   };
 }

@@ -28,4 +28,14 @@ describe('judgeOutput', () => {
     const big = JSON.stringify({ blob: 'x'.repeat(MAX_OUTPUT_BYTES) });
     expect(judgeOutput(big, undefined, schemas)).toEqual({ ok: false, error: `output file is larger than ${MAX_OUTPUT_BYTES} bytes` });
   });
+
+  it('adds the Host\'s fields over the stage\'s own object output, before the schema check', () => {
+    const login = { logged_in: false, url: 'https://x.test/login' };
+    expect(judgeOutput(undefined, schema, schemas, login)).toEqual({ ok: true, output: login });
+    expect(judgeOutput('{"note": 1, "logged_in": true}', undefined, schemas, login)).toEqual({ ok: true, output: { note: 1, ...login } });
+    expect(judgeOutput('[1]', undefined, schemas, login)).toEqual({
+      ok: false,
+      error: 'output must be a JSON object, because the Host adds logged_in, url to it',
+    });
+  });
 });

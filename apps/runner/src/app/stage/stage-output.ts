@@ -16,6 +16,8 @@ export function judgeOutput(
   text: string | undefined,
   schema: JsonSchema | undefined,
   schemas: SchemaCheck,
+  /** Fields the Host adds over the stage's own output (a login check's `logged_in` and `url`). */
+  hostFields?: Record<string, unknown>,
 ): OutputVerdict {
   let output: unknown = {};
   if (text !== undefined) {
@@ -27,6 +29,12 @@ export function judgeOutput(
     } catch (error) {
       return { ok: false, error: `output file is not valid JSON: ${(error as Error).message}` };
     }
+  }
+  if (hostFields) {
+    if (typeof output !== 'object' || output === null || Array.isArray(output)) {
+      return { ok: false, error: `output must be a JSON object, because the Host adds ${Object.keys(hostFields).join(', ')} to it` };
+    }
+    output = { ...output, ...hostFields };
   }
   if (schema !== undefined) {
     const problems = schemas.problems(schema, output);
