@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +87,14 @@ export interface BrowserHostSettings {
   runtimeDir: string;
   /** Throw-away profiles, one folder per browser (0700). @defaultValue `<tempRoot>/stageflow-<hostId>-throwaway` */
   throwawayRoot: string;
+  /**
+   * The console serves the live view (a live-view-relay runs for this Host), so a
+   * login gate on a Host with no screen can hand the browser over there.
+   * @defaultValue false (env `STAGEFLOW_LIVE_VIEW`: `true` or `false`)
+   */
+  liveView: boolean;
+  /** browser-host runs inside a container (a login hand-off failure then says to log in on a machine with a screen). @defaultValue whether `/.dockerenv` exists (env `STAGEFLOW_IN_CONTAINER`) */
+  inContainer: boolean;
 }
 
 export interface ServiceConfig extends CommonConfig {
@@ -193,6 +202,8 @@ function browserHostSettings(r: EnvReader, env: Env): BrowserHostSettings {
     tempRoot,
     runtimeDir,
     throwawayRoot: join(tempRoot, `stageflow-${hostId}-throwaway`),
+    liveView: r.oneOf('STAGEFLOW_LIVE_VIEW', 'false', ['true', 'false']) === 'true',
+    inContainer: r.oneOf('STAGEFLOW_IN_CONTAINER', existsSync('/.dockerenv') ? 'true' : 'false', ['true', 'false']) === 'true',
   };
 }
 

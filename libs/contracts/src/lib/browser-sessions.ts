@@ -27,7 +27,16 @@ export interface OpenStageSessionRequest {
   allowDomains: string[];
   checkUrl?: string;
   loginUrl?: string;
+  /**
+   * A human login gate's session: a browser the operator can see (headed whatever
+   * `headed` says; see {@link LoginHandoff}), its tab opened at `loginUrl` (or
+   * `checkUrl`). Refused with `login_needs_screen` when the Host can show neither.
+   */
+  login?: boolean;
 }
+
+/** How a login gate hands the browser to the operator (spec: "What each Host shows"). */
+export type LoginHandoff = 'local_window' | 'live_view';
 
 export interface StageSession {
   sessionId: string;
@@ -41,6 +50,8 @@ export interface StageSession {
   socketDir: string;
   /** How the browser shows: on a screen, a private Xvfb display, or headless. */
   headedMode: 'display' | 'xvfb' | 'headless';
+  /** Only for a login session: how the operator sees the browser. */
+  handoff?: LoginHandoff;
   /** Environment the stage process gets (AGENT_BROWSER_*, STAGEFLOW_CDP_TARGET); never a profile path. */
   env: Record<string, string>;
 }
@@ -55,7 +66,7 @@ export function parseOpenStageSessionRequest(raw: unknown): OpenStageSessionRequ
   }
   const r = raw as Record<string, unknown>;
   const problems: string[] = [];
-  const allowed = ['runId', 'stageId', 'attempt', 'profile', 'leaseToken', 'headed', 'allowDomains', 'checkUrl', 'loginUrl'];
+  const allowed = ['runId', 'stageId', 'attempt', 'profile', 'leaseToken', 'headed', 'allowDomains', 'checkUrl', 'loginUrl', 'login'];
   for (const key of Object.keys(r)) if (!allowed.includes(key)) problems.push(`unknown field "${key}"`);
   if (typeof r['runId'] !== 'string' || !ID.test(r['runId'])) problems.push('runId must be an id string');
   if (typeof r['stageId'] !== 'string' || !ID.test(r['stageId'])) problems.push('stageId must be an id string');
@@ -80,6 +91,13 @@ export function parseOpenStageSessionRequest(raw: unknown): OpenStageSessionRequ
     const v = r[key];
     if (v !== undefined && (typeof v !== 'string' || !/^https?:\/\//.test(v) || v.length > 2048)) {
       problems.push(`${key} must be an http(s) URL`);
+    }
+  }
+  if (r['login'] !== undefined) {
+    if (typeof r['login'] !== 'boolean') problems.push('login must be a boolean');
+    else if (r['login'] && r['profile'] === undefined) problems.push('a login session needs a profile: the login is kept there');
+    else if (r['login'] && r['loginUrl'] === undefined && r['checkUrl'] === undefined) {
+      problems.push('a login session needs loginUrl or checkUrl: the page the operator signs in on');
     }
   }
   if (problems.length) throw new ContractViolationError('open stage session request', problems);

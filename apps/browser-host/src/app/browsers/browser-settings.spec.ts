@@ -35,6 +35,15 @@ describe('browser-host settings', () => {
     });
   });
 
+  it('reads whether the console serves the live view and whether it runs in a container', () => {
+    expect(loadServiceConfig('browser-host', { STAGEFLOW_LIVE_VIEW: 'true', STAGEFLOW_IN_CONTAINER: 'false' }).browser).toMatchObject({
+      liveView: true,
+      inContainer: false,
+    });
+    expect(loadServiceConfig('browser-host', {}).browser.liveView).toBe(false);
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_LIVE_VIEW: 'yes' })).toThrow(/STAGEFLOW_LIVE_VIEW="yes" must be one of: true, false/);
+  });
+
   it('refuses a host id that is not one safe segment, and a runtime dir too long for unix sockets', () => {
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_HOST_ID: '../x' })).toThrow(ConfigError);
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_RUNTIME_DIR: `/tmp/${'x'.repeat(60)}` })).toThrow(

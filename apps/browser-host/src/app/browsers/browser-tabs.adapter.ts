@@ -15,6 +15,8 @@ export interface OpenTabOptions {
    * is made in the background. Only with the browser's kept connection.
    */
   keepSpare?: boolean;
+  /** Open the tab at this address instead of `about:blank` (a login gate's page); never a spare. */
+  url?: string;
 }
 
 export abstract class BrowserTabs {
@@ -40,6 +42,8 @@ export class CdpBrowserTabs extends BrowserTabs {
   }
 
   async open(wsEndpoint: string, options: OpenTabOptions = {}): Promise<string> {
+    const { url } = options;
+    if (url) return this.with(wsEndpoint, (cdp) => cdp.createTab(url));
     const kept = options.keepSpare ? this.connections.live(wsEndpoint) : undefined;
     if (!kept) return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
     const spare = await this.takeSpare(kept);

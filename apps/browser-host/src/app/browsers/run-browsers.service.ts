@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AllowlistBlock, HeadedMode } from '@stageflow/browser-hosts';
+import type { AllowlistBlock, HeadedMode, HostCapabilities } from '@stageflow/browser-hosts';
 import { BrowserProcesses, type BrowserHandle } from './browser-processes.adapter';
 import { BrowserRegistry } from './browser-registry.repository';
 import { BROWSER_SETTINGS, type BrowserSettings } from './browser-host.tokens';
@@ -17,6 +17,12 @@ export interface SharedBrowserRequest {
   /** The fencing token the caller checked; remembered on the record. */
   leaseToken: number;
   headed: boolean;
+  /**
+   * The operator must see this browser on the Host's screen (a login gate handed over
+   * as `local_window`): a running headless one is closed gracefully (cookies kept) and
+   * started again headed.
+   */
+  onScreen?: boolean;
 }
 
 export interface SharedBrowser {
@@ -71,7 +77,12 @@ export class RunBrowsers {
     return this.mutex.run(browserId, async () => {
       let restarted = false;
       const current = this.live.get(browserId);
-      if (current) {
+      if (current && req.onScreen && current.record.headedMode === 'headless' && this.processes.capabilities().headedMode === 'display') {
+        this.log.log({ msg: 'A login needs this browser on the screen; closing the headless one to start it headed (cookies kept)', ...ids });
+        await current.handle.close().catch(() => undefined);
+        this.live.delete(browserId);
+        await this.registry.remove(current.record).catch(() => undefined);
+      } else if (current) {
         if (await this.processes.isResponsive(current.handle)) {
           await this.rememberToken(current.record, req.leaseToken);
           this.warnOnModeMismatch(current.record, req);
@@ -97,7 +108,7 @@ export class RunBrowsers {
         }
       }
       const userDataDir = await this.profiles.folder(req.scope, req.profile);
-      const handle = await this.processes.launchShared({ browserId, userDataDir, headed: req.headed });
+      const handle = await this.processes.launchShared({ browserId, userDataDir, headed: req.headed || !!req.onScreen });
       const record: BrowserRecord = {
         ...this.recordOf(handle, req.runId),
         kind: 'shared',
@@ -232,6 +243,11 @@ export class RunBrowsers {
     if (record.leaseToken === token) return;
     await this.registry.setLeaseToken(record.browserId, token);
     record.leaseToken = token;
+  }
+
+  /** What this Host can show an operator (its adapter's capabilities). */
+  hostCapabilities(): HostCapabilities {
+    return this.processes.capabilities();
   }
 
   /** What `headed: true` gets on this host: `headless` when it has no screen and no Xvfb. */

@@ -40,9 +40,11 @@ class MemorySessions {
 /** A browser's pages, per endpoint. */
 class FakeTabs extends BrowserTabs {
   pages = new Map<string, string[]>();
+  urls = new Map<string, string>();
   private next = 1;
-  async open(ws: string): Promise<string> {
+  async open(ws: string, options: { url?: string } = {}): Promise<string> {
     const id = `T${this.next++}`;
+    if (options.url) this.urls.set(id, options.url);
     this.pages.set(ws, [...(this.pages.get(ws) ?? ['ANCHOR']), id]);
     return id;
   }
@@ -99,7 +101,7 @@ class NoActivity extends StageActivity {
   }
 }
 
-function setup(configYaml = '') {
+function setup(configYaml = '', settings = SETTINGS) {
   const processes = new FakeProcesses();
   const profiles = new FakeProfiles();
   const browsers = new RunBrowsers(processes, new MemoryBrowserRegistry().asRegistry(), profiles, SETTINGS);
@@ -129,7 +131,7 @@ function setup(configYaml = '') {
     leases,
     parseHostConfig(configYaml, 'config.yaml'),
     'local',
-    SETTINGS,
+    settings,
   );
   return { sessions, processes, profiles, registry, tabs, agents, runs, fence, activity };
 }
@@ -146,6 +148,43 @@ const work = (stageId: string, extra: Partial<OpenStageSessionRequest> = {}): Op
 });
 
 describe('StageSessions', () => {
+  describe('a login gate\'s session', () => {
+    const login = (extra: Partial<OpenStageSessionRequest> = {}) =>
+      work('login', { login: true, loginUrl: 'https://site.test/login', headed: false, ...extra });
+
+    it('is refused before any browser on a Host with no screen and no live view, with the spec\'s words', async () => {
+      const { sessions, processes } = setup();
+      await expect(sessions.open(login())).rejects.toMatchObject({
+        code: 'login_needs_screen',
+        status: 422,
+        message: 'A visible browser is needed for login, but this Host has no screen and no live view. Log in on a machine with a screen first, or use a headless check only.',
+      });
+      expect(processes.launches).toHaveLength(0);
+      const docker = setup('', { ...SETTINGS, inContainer: true });
+      await expect(docker.sessions.open(login())).rejects.toThrow(/In Docker, log in on a machine with a screen first/);
+    });
+
+    it('hands over through the live view when the console serves one: headed, its tab at the login page', async () => {
+      const { sessions, processes, tabs } = setup('', { ...SETTINGS, liveView: true });
+      const session = await sessions.open(login());
+      expect(session.handoff).toBe('live_view');
+      expect(tabs.urls.get(session.targetId)).toBe('https://site.test/login');
+      // headed: false in the stage, but a login is always shown.
+      expect(processes.launches[0]).toMatchObject({ kind: 'shared', headed: true });
+      // A repeated open of the attempt (a redelivered job) says the same.
+      expect((await sessions.open(login())).handoff).toBe('live_view');
+      expect(processes.launches).toHaveLength(1);
+    });
+
+    it('uses a window on the Host\'s screen when there is one, and the check page without a login_url', async () => {
+      const { sessions, processes, tabs } = setup('', { ...SETTINGS, liveView: true });
+      processes.capabilities = () => ({ screen: true, liveView: true, headedMode: 'display' });
+      const session = await sessions.open(login({ loginUrl: undefined, checkUrl: 'https://site.test/account' }));
+      expect(session.handoff).toBe('local_window');
+      expect(tabs.urls.get(session.targetId)).toBe('https://site.test/account');
+    });
+  });
+
   it('says in the stage history when a headed stage runs headless for want of a screen and Xvfb', async () => {
     const { sessions, processes, activity } = setup();
     await sessions.open(work('quiet', { headed: false }));

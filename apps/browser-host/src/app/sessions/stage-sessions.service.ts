@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AllowlistBlock } from '@stageflow/browser-hosts';
-import { ConflictError, NotFoundError, StageflowError, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import { ConflictError, NotFoundError, StageflowError, type LoginHandoff, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
 import { checkStageAgainstBlockedSites, hostFor, type HostConfig } from '@stageflow/host-config';
 import { ProfileLeases } from '@stageflow/leases';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE, type BrowserSettings } from '../browsers/browser-host.tokens';
@@ -84,6 +84,8 @@ export class StageSessions {
         501,
       );
     }
+    // A login gate needs a browser the operator can see: refused before any browser if there is no way to show one.
+    const handoff = req.login ? this.loginHandoff() : undefined;
     await this.readiness.whenReady(READY_WAIT_MS);
     const socketDir = this.agents.socketDirOf(req.runId);
     const sessionId = stageSessionId(req.runId, req.stageId, req.attempt, socketDir);
@@ -100,12 +102,12 @@ export class StageSessions {
       if (lookup.status === 'rejected') throw lookup.reason;
       const existing = lookup.value;
       if (existing) {
-        if (await this.stillServes(existing)) return toStageSession(existing);
+        if (await this.stillServes(existing)) return withHandoff(toStageSession(existing), handoff);
         await this.closeRecord(existing, 'replaced by a new open of the same attempt');
       }
       await this.once(this.preparedRuns, req.runId, () => this.agents.prepareRunDir(req.runId));
       const opened = req.profile
-        ? await this.openShared(req, req.profile, sessionId, socketDir)
+        ? await this.openShared(req, req.profile, sessionId, socketDir, handoff)
         : await this.openThrowaway(req, sessionId, socketDir);
       const record = await this.bindAndRegister(opened);
       if (req.headed && this.browsers.headedModeForHeaded() === 'headless') this.noteHeadlessFallback(req);
@@ -114,8 +116,8 @@ export class StageSessions {
         await this.closeRecord(record, 'its run ended while it was opened');
         throw this.runFinished(req.runId);
       }
-      this.log.log({ msg: 'Opened a stage session', ...ids, attempt: req.attempt, sessionId, browserId: record.browserId, targetId: record.targetId });
-      return toStageSession(record);
+      this.log.log({ msg: 'Opened a stage session', ...ids, attempt: req.attempt, sessionId, browserId: record.browserId, targetId: record.targetId, ...(handoff ? { handoff } : {}) });
+      return withHandoff(toStageSession(record), handoff);
     });
   }
 
@@ -180,7 +182,13 @@ export class StageSessions {
     return stale;
   }
 
-  private async openShared(req: OpenStageSessionRequest, profile: string, sessionId: string, socketDir: string): Promise<SessionRecord> {
+  private async openShared(
+    req: OpenStageSessionRequest,
+    profile: string,
+    sessionId: string,
+    socketDir: string,
+    handoff?: LoginHandoff,
+  ): Promise<SessionRecord> {
     await this.once(this.ensuredProfiles, `${req.runId}\n${profile}`, () => this.profiles.ensure(this.scope, profile));
     await this.profiles.recordUse({ scope: this.scope, profile, runId: req.runId, stageId: req.stageId });
     const { handle, restarted } = await this.browsers.shared({
@@ -189,14 +197,16 @@ export class StageSessions {
       scope: this.scope,
       profile,
       leaseToken: req.leaseToken as number,
-      headed: req.headed,
+      headed: req.headed || !!handoff,
+      onScreen: handoff === 'local_window',
     });
     if (restarted) {
       void this.activity
         .note(req.runId, req.stageId, req.attempt, `browser-host: the browser of profile ${profile} had died and was restarted; pages open in it were lost, the login (cookies) was kept`)
         .catch(() => undefined);
     }
-    const targetId = await this.tabs.open(handle.wsEndpoint, { keepSpare: true });
+    const loginPage = handoff ? (req.loginUrl ?? req.checkUrl) : undefined;
+    const targetId = await this.tabs.open(handle.wsEndpoint, loginPage ? { url: loginPage } : { keepSpare: true });
     return this.recordOf(req, sessionId, socketDir, { kind: 'shared', browserId: handle.browserId, cdpEndpoint: handle.wsEndpoint, headedMode: handle.headedMode, targetId, scope: this.scope, profile });
   }
 
@@ -307,6 +317,23 @@ export class StageSessions {
     return this.tabs.exists(record.cdpEndpoint, record.targetId).catch(() => false);
   }
 
+  /**
+   * How a login gate shows its browser (spec: "What each Host shows"): a window on
+   * the Host's screen, else the console's live view, else refused.
+   */
+  private loginHandoff(): LoginHandoff {
+    if (this.browsers.hostCapabilities().screen) return 'local_window';
+    if (this.settings.liveView) return 'live_view';
+    throw new StageflowError(
+      'login_needs_screen',
+      'A visible browser is needed for login, but this Host has no screen and no live view.' +
+        (this.settings.inContainer
+          ? ' In Docker, log in on a machine with a screen first (or serve the console with the live view), or use a headless check only.'
+          : ' Log in on a machine with a screen first, or use a headless check only.'),
+      422,
+    );
+  }
+
   /** `headed: true` on a host with no screen and no Xvfb: the browser runs headless, and the run's history says so. */
   private noteHeadlessFallback(req: OpenStageSessionRequest): void {
     const line = headlessFallbackNote();
@@ -350,4 +377,8 @@ export class StageSessions {
 /** The stage log line when a headed browser falls back to headless (docs/browser-sessions.md, "Headed and headless"). */
 export function headlessFallbackNote(): string {
   return 'browser-host: the stage asked for a headed browser, but this host has no screen (DISPLAY, WAYLAND_DISPLAY) and no Xvfb on PATH, so the browser runs headless (its user agent says HeadlessChrome). Install Xvfb or set headed: false.';
+}
+
+function withHandoff(session: StageSession, handoff: LoginHandoff | undefined): StageSession {
+  return handoff ? { ...session, handoff } : session;
 }

@@ -17,6 +17,8 @@ export const SETTINGS: BrowserSettings = {
   tempRoot: '/tmp',
   runtimeDir: '/tmp/sf-unit-run',
   throwawayRoot: '/tmp/sf-unit-throwaway',
+  liveView: false,
+  inContainer: false,
 };
 
 export class FakeBrowser implements BrowserHandle {
@@ -42,7 +44,7 @@ export class FakeBrowser implements BrowserHandle {
 }
 
 export class FakeProcesses extends BrowserProcesses {
-  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; userDataDir?: string }> = [];
+  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; userDataDir?: string; headed?: boolean }> = [];
   browsers: FakeBrowser[] = [];
   /** Registered browsers a "previous process" left running, by id. */
   leftovers = new Map<string, FakeBrowser>();
@@ -56,7 +58,7 @@ export class FakeProcesses extends BrowserProcesses {
     return { screen: false, liveView: true, headedMode: this.headedMode };
   }
   async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
-    this.launches.push({ kind: 'shared', browserId: launch.browserId, userDataDir: launch.userDataDir });
+    this.launches.push({ kind: 'shared', browserId: launch.browserId, userDataDir: launch.userDataDir, headed: launch.headed });
     return this.start(launch.browserId);
   }
   async launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle> {
