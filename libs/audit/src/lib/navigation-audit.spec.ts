@@ -89,7 +89,7 @@ describe('navigationHost', () => {
     expect(navigationHost(url)).toBe(host);
   });
 
-  it.each(['about:blank', 'data:text/html,hi', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', 'https://'])(
+  it.each(['about:blank', 'data:text/html,hi', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', 'https://', 'https://"x".test/'])(
     '%s has no host to check',
     (url) => {
       expect(navigationHost(url)).toBeUndefined();

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { domainToASCII } from 'node:url';
+import { NAVIGATION_HOST } from '@stageflow/contracts';
 import { shellCommands } from './shell-words';
 
 /** agent-browser's navigation commands (`open` has the aliases `goto` and `navigate`). */
@@ -120,7 +121,8 @@ function normalizeHost(host: string): string {
 /**
  * The host an http(s) URL navigates to, lowercased and in ASCII (punycode), as
  * audit records hold it; `undefined` for other schemes (`about:`, `data:`,
- * `file:`) and for what does not parse as a URL.
+ * `file:`), for what does not parse as a URL, and for a host no DNS name or IP
+ * literal looks like (`"x".test` parses, but no browser can open it).
  */
 export function navigationHost(url: string): string | undefined {
   let parsed: URL;
@@ -131,7 +133,7 @@ export function navigationHost(url: string): string | undefined {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
   const host = normalizeHost(parsed.hostname);
-  return host === '' ? undefined : host;
+  return NAVIGATION_HOST.test(host) ? host : undefined;
 }
 
 /**
