@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RunnerConfig } from '@stageflow/config';
-import { BROWSER_SESSION_ROUTES, OpenStageSessionRequest, StageSession } from '@stageflow/contracts';
+import { BROWSER_SESSION_ROUTES, OpenStageSessionRequest, StageActivityReport, StageSession } from '@stageflow/contracts';
 import { RUNNER_CONFIG } from '../runner.tokens';
 
 /** browser-host refused or could not be asked; `code` is its stable error code (or `browser_host_unreachable`). */
@@ -47,6 +47,15 @@ export class BrowserHostClient {
   async close(sessionId: string): Promise<void> {
     const res = await this.call('DELETE', `${BROWSER_SESSION_ROUTES.close}${encodeURIComponent(sessionId)}`, CLOSE_TIMEOUT_MS);
     if (res.status !== 204 && res.status !== 404) throw await this.refusal(res);
+  }
+
+  /**
+   * Hands a profile stage's agent-browser navigations (hosts only) to browser-host for the
+   * soft allowlist audit; accepted also after the session closed. Throws {@link BrowserHostError}.
+   */
+  async reportActivity(sessionId: string, report: StageActivityReport): Promise<void> {
+    const res = await this.call('POST', BROWSER_SESSION_ROUTES.activity(sessionId), CLOSE_TIMEOUT_MS, report);
+    if (res.status !== 204) throw await this.refusal(res);
   }
 
   private async call(method: string, path: string, timeoutMs: number, body?: unknown): Promise<Response> {
