@@ -1,19 +1,27 @@
 import { Module } from '@nestjs/common';
 import { AgentBrowserSessions, FsAgentBrowserSessions } from './agent-browser-sessions.adapter';
+import { AllowlistAuditRepository } from './allowlist-audits.repository';
+import { ALLOWLIST_AUDIT_TIMING, AllowlistAudits, DEFAULT_ALLOWLIST_AUDIT_TIMING } from './allowlist-audits.service';
 import { SessionRegistry } from './session-registry.repository';
 import { SessionsController } from './sessions.controller';
 import { EngineStageActivity, StageActivity } from './stage-activity.adapter';
 import { StageSessions } from './stage-sessions.service';
 
-/** The runner-facing sessions API: a tab per stage attempt and its agent-browser environment. Needs the global BrowsersModule. */
+/**
+ * The runner-facing sessions API: a tab per stage attempt and its agent-browser environment, and the
+ * soft allowlist audit of profile stages. Needs the global BrowsersModule.
+ */
 @Module({
   controllers: [SessionsController],
   providers: [
     SessionRegistry,
     StageSessions,
+    AllowlistAuditRepository,
+    AllowlistAudits,
+    { provide: ALLOWLIST_AUDIT_TIMING, useValue: DEFAULT_ALLOWLIST_AUDIT_TIMING },
     { provide: AgentBrowserSessions, useClass: FsAgentBrowserSessions },
     { provide: StageActivity, useClass: EngineStageActivity },
   ],
-  exports: [SessionRegistry, StageSessions, AgentBrowserSessions],
+  exports: [SessionRegistry, StageSessions, AgentBrowserSessions, AllowlistAudits],
 })
 export class SessionsModule {}
