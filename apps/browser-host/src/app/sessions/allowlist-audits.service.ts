@@ -172,11 +172,11 @@ export class AllowlistAudits {
     const ids = { runId, stageId, attempt, profile, sessionId };
     if (outside.length > 0) {
       this.log.warn({ ...ids, msg: 'A profile stage opened hosts outside its allow_domains (audited, not enforced)', hosts: outside });
-      this.note(pending, `browser-host: this stage opened hosts outside allow_domains: ${outside.join(', ')}. Recorded in the audit log; allow_domains is not enforced for profile stages.`);
+      await this.note(pending, `browser-host: this stage opened hosts outside allow_domains: ${outside.join(', ')}. Recorded in the audit log; allow_domains is not enforced for profile stages.`);
     }
     if (unverified) {
       this.log.warn({ ...ids, msg: `The stage's navigations could not be checked against allow_domains (${unverified})` });
-      this.note(pending, `browser-host: could not check this stage's agent-browser navigations against allow_domains (${unverified}); recorded as allowlist_unverified.`);
+      await this.note(pending, `browser-host: could not check this stage's agent-browser navigations against allow_domains (${unverified}); recorded as allowlist_unverified.`);
     }
     if (failures.length > 0) {
       // The causes may name the audit file: the Host's log gets them, the runner names only.
@@ -189,8 +189,9 @@ export class AllowlistAudits {
     }
   }
 
-  private note(pending: PendingAllowlistAudit, line: string): void {
-    void this.activity
+  /** Awaited, so the line is in the history before the runner records the attempt's end (then it would be dropped). */
+  private async note(pending: PendingAllowlistAudit, line: string): Promise<void> {
+    await this.activity
       .note(pending.runId, pending.stageId, pending.attempt, line)
       .catch((error: Error) => this.log.debug({ msg: `Allowlist line not added to the run's history: ${error.message}`, runId: pending.runId, stageId: pending.stageId }));
   }
