@@ -14,4 +14,13 @@ export type { AuditFs } from './lib/audit-fs';
 export { nodeAuditFs } from './lib/audit-fs';
 export type { AuditClock, AuditPage, AuditQuery } from './lib/audit-log';
 export { AUDIT_QUERY_MAX_LIMIT, AuditLog, auditLogPath } from './lib/audit-log';
-export { extractNavigations, hostsOutsideAllowlist } from './lib/navigation-audit';
+export {
+  AGENT_BROWSER_NAVIGATION_WORDS,
+  AGENT_BROWSER_OPTIONAL_VALUE_FLAGS,
+  AGENT_BROWSER_VALUE_FLAGS,
+  agentBrowserNavigation,
+  extractNavigations,
+  hostsOutsideAllowlist,
+  isHostAllowed,
+  navigationHost,
+} from './lib/navigation-audit';

@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ProfileLeases } from '@stageflow/leases';
 import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
 import {
+  allEvents,
   freePort,
   isAlive,
   Harness,
@@ -62,6 +63,8 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
   let home: string;
   let hostId: string;
   let leases: ProfileLeases;
+  /** `<Host header> <path>` of every request the site got. */
+  const requests: string[] = [];
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'sf-abstage-'));
@@ -96,6 +99,7 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
     // /set?sid=... sets a persistent cookie; every other page prints its path and the cookie it got.
     site = createServer((req: IncomingMessage, res: ServerResponse) => {
       const url = new URL(req.url ?? '/', 'http://x');
+      requests.push(`${req.headers.host} ${url.pathname}`);
       const sid = url.searchParams.get('sid');
       if (url.pathname === '/set' && sid) res.setHeader('set-cookie', `sid=${sid}; Max-Age=3600; Path=/`);
       res.setHeader('content-type', 'text/html');
@@ -207,4 +211,76 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
     await waitFor('browser-host to release the lease of the ended run', async () => !(await leases.describe('local', 'p')).holder);
     expect(await browsersOf(hostId)).toEqual([]);
   });
+
+  it('records the hosts a profile stage opens outside allow_domains through the agent-browser wrapper, once each, and an unreadable activity', async () => {
+    // Both loopback: 127.0.0.1 is allowed, localhost is not (allow_domains matches names, not addresses).
+    const port = new URL(siteUrl).port;
+    const browser = { profile: 'q', headed: false, allowDomains: ['127.0.0.1'] };
+    // The stages call `agent-browser` by name, from the PATH the runner gives them.
+    const env = { PATH: `${dirname(AGENT_BROWSER)}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+    const nav = [
+      'set -e',
+      `agent-browser open http://localhost:${port}/out-1 >/dev/null`,
+      'first=$(agent-browser get url)',
+      `agent-browser --json open "http://user:pw@localhost:${port}/out-2?token=abc123" >/dev/null`,
+      `agent-browser open http://127.0.0.1:${port}/in >/dev/null`,
+      'last=$(agent-browser get url)',
+      'case $(command -v agent-browser) in */.stageflow/agent-browser-1/bin/agent-browser) wrapped=true ;; *) wrapped=false ;; esac',
+      'printf \'{"first":"%s","last":"%s","wrapped":%s}\' "$first" "$last" "$wrapped" > "$STAGEFLOW_OUTPUT"',
+    ].join('\n');
+    const tamper = [
+      'set -e',
+      `agent-browser open http://localhost:${port}/tamper >/dev/null`,
+      // The stage removes the record of what it opened.
+      'rm .stageflow/agent-browser-1/activity.jsonl',
+      'echo {} > "$STAGEFLOW_OUTPUT"',
+    ].join('\n');
+    const pipeline = pipelineOf([runStage('nav', nav, { browser, env }), runStage('tamper', tamper, { browser, env })], []);
+    const started = await h.runs.startRun({ pipeline, input: {} });
+    const run = await waitForRun(h.runs, started.id, 'ended', 150_000);
+    expect({ state: run.state, stages: run.stages.map((s) => [s.id, s.state, s.reason, s.logTail]) }).toMatchObject({ state: 'success' });
+
+    // agent-browser worked through the wrapper: the pages were opened, on both hosts.
+    expect(run.stages.find((s) => s.id === 'nav')?.envelope?.output).toEqual({
+      first: `http://localhost:${port}/out-1`,
+      last: `http://127.0.0.1:${port}/in`,
+      wrapped: true,
+    });
+    expect(requests).toEqual(
+      expect.arrayContaining([`localhost:${port} /out-1`, `localhost:${port} /out-2`, `127.0.0.1:${port} /in`, `localhost:${port} /tamper`]),
+    );
+
+    const auditText = await readFile(join(home, 'browser', 'audit.jsonl'), 'utf8');
+    const records = auditText
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, string>)
+      .filter((r) => r['runId'] === started.id && r['type'] !== 'profile_used')
+      .map(({ at: _at, ...r }) => r);
+    expect(records).toEqual(
+      expect.arrayContaining([
+        { type: 'navigation_outside_allowlist', profile: 'q', scope: 'local', runId: started.id, stageId: 'nav', host: 'localhost' },
+        { type: 'allowlist_unverified', profile: 'q', scope: 'local', runId: started.id, stageId: 'tamper', reason: 'activity_unreadable' },
+      ]),
+    );
+    // Twice to localhost, once allowed: one record; nothing for the tampered stage's own navigation.
+    expect(records).toHaveLength(2);
+    expect(auditText).not.toMatch(/token|abc123|out-2|user:pw/);
+
+    // The stage's history names the host; the runner removed the wrapper and its activity file.
+    const events = await allEvents(h.runs, started.id);
+    const notes = events.filter((e) => e.type === 'stage.log' && JSON.stringify(e.data).includes('allow_domains')).map((e) => [e.stageId, (e.data as { line: string }).line]);
+    expect(notes).toEqual(
+      expect.arrayContaining([
+        ['nav', expect.stringContaining('this stage opened hosts outside allow_domains: localhost.')],
+        ['tamper', expect.stringContaining('(activity_unreadable)')],
+      ]),
+    );
+    expect(JSON.stringify(events)).not.toMatch(/abc123/);
+    const stageflowDir = join(h.config.workDir, started.id, 'nav', '.stageflow');
+    expect((await readdir(stageflowDir)).filter((f) => f.startsWith('agent-browser'))).toEqual([]);
+
+    await waitFor('browser-host to release the lease of the ended run', async () => !(await leases.describe('local', 'q')).holder);
+  });
 });
+

@@ -7,6 +7,8 @@ import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
 import { StageExecutor } from './stage/stage-executor.service';
+import { ActivityFiles } from './stage/activity/activity-files.adapter';
+import { StageNavigations } from './stage/activity/stage-navigations.service';
 import { BrowserHostClient } from './stage/browser-host.client';
 import { StageLease } from './stage/stage-lease.service';
 import { StageProcessAdapter } from './stage/stage-process.adapter';
@@ -40,6 +42,8 @@ export class RunnerModule {
             }),
         },
         BrowserHostClient,
+        ActivityFiles,
+        StageNavigations,
         StageExecutor,
         StageLease,
         StageWorker,

@@ -1,3 +1,5 @@
+import { NAVIGATION_HOST } from '@stageflow/contracts';
+
 /** Every audit record type, in the order the docs list them. */
 export const AUDIT_RECORD_TYPES = [
   'profile_created',
@@ -76,8 +78,8 @@ export const AUDIT_FIELD_PATTERNS = {
   /** Same rule as the contracts' job payload ids. */
   runId: /^[A-Za-z0-9_-]{1,128}$/,
   stageId: /^[A-Za-z0-9_-]{1,128}$/,
-  /** A lowercased hostname or IPv4, or a bracketed IPv6 literal. */
-  host: /^(?:[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?|\[[0-9a-f:.]{2,45}\])$/,
+  /** A lowercased hostname or IPv4, or a bracketed IPv6 literal: the contract's rule for reported hosts. */
+  host: NAVIGATION_HOST,
   reason: /^[a-z][a-z0-9_]{0,63}$/,
 } as const;
 

@@ -1,4 +1,46 @@
-import { extractNavigations, hostsOutsideAllowlist } from '../index';
+import { agentBrowserNavigation, extractNavigations, hostsOutsideAllowlist, isHostAllowed, navigationHost } from '../index';
+
+describe('agentBrowserNavigation', () => {
+  it.each<[string[], string]>([
+    [['open', 'https://a.test/x?token=1'], 'https://a.test/x?token=1'],
+    [['goto', 'a.test'], 'https://a.test'],
+    [['navigate', 'http://a.test'], 'http://a.test'],
+    [['tab', 'new', 'b.test/login'], 'https://b.test/login'],
+    [['open', 'localhost:3000/x'], 'https://localhost:3000/x'],
+    [['--session', 'work', '--json', 'open', 'https://c.test'], 'https://c.test'],
+    [['open', '--session', 'work', 'https://c.test', '--json'], 'https://c.test'],
+    [['--session=work', 'open', 'https://c.test'], 'https://c.test'],
+    [['--headed', 'false', 'open', 'https://d.test'], 'https://d.test'],
+    [['--headed', 'open', 'https://d.test'], 'https://d.test'],
+    [['-p', 'browserless', 'goto', 'e.test'], 'https://e.test'],
+    [['--restore', 'open', 'f.test'], 'https://f.test'],
+    [['--restore', 'work', 'open', 'f.test'], 'https://f.test'],
+    [['--restore', '--json', 'open', 'f.test'], 'https://f.test'],
+    [['tab', 'new', '--label', 'docs', 'g.test'], 'https://g.test'],
+    [['tab', '--label', 'docs', 'new', 'g.test'], 'https://g.test'],
+    [['open', '--init-script', './x.js', '--enable', 'react-devtools', 'h.test'], 'https://h.test'],
+    [['open', 'about:blank'], 'about:blank'],
+    [['open', 'HTTP://I.test'], 'HTTP://I.test'],
+  ])('%j navigates to %s', (args, url) => {
+    expect(agentBrowserNavigation(args)).toBe(url);
+  });
+
+  it.each<string[]>([
+    [],
+    ['open'],
+    ['open', ''],
+    ['tab', 'new'],
+    ['tab', 'list'],
+    ['tab', '2'],
+    ['snapshot', '-i'],
+    ['--session', 'open', 'x.test'],
+    ['get', 'url'],
+    ['read', 'https://x.test'],
+    ['batch', 'open https://x.test'],
+  ])('%j is not an explicit navigation', (...args) => {
+    expect(agentBrowserNavigation(args)).toBeUndefined();
+  });
+});
 
 describe('extractNavigations', () => {
   it.each([
@@ -32,6 +74,38 @@ describe('extractNavigations', () => {
     'curl https://l.test',
   ])('finds no explicit navigation in %s', (line) => {
     expect(extractNavigations(line)).toEqual([]);
+  });
+});
+
+describe('navigationHost', () => {
+  it.each([
+    ['https://Example.COM./a?token=x', 'example.com'],
+    ['http://user:pass@a.test:8080/x', 'a.test'],
+    ['https://b%C3%BCcher.test/', 'xn--bcher-kva.test'],
+    ['https://bücher.test/', 'xn--bcher-kva.test'],
+    ['http://[::1]:3000/', '[::1]'],
+    ['https://127.0.0.1/', '127.0.0.1'],
+  ])('%s has host %s', (url, host) => {
+    expect(navigationHost(url)).toBe(host);
+  });
+
+  it.each(['about:blank', 'data:text/html,hi', 'file:///etc/passwd', 'javascript:alert(1)', 'not a url', 'https://', 'https://"x".test/'])(
+    '%s has no host to check',
+    (url) => {
+      expect(navigationHost(url)).toBeUndefined();
+    },
+  );
+});
+
+describe('isHostAllowed', () => {
+  it('matches exact hosts, and wildcard bases and their subdomains, case and trailing dot aside', () => {
+    const allow = ['Example.com.', '*.github.com', '127.0.0.1'];
+    expect(['example.com', 'github.com', 'api.github.com', 'a.b.github.com', '127.0.0.1'].filter((h) => isHostAllowed(h, allow))).toHaveLength(5);
+    expect(['www.example.com', 'notgithub.com', 'github.com.evil.test', 'localhost', '127.0.0.2'].filter((h) => isHostAllowed(h, allow))).toEqual([]);
+  });
+
+  it('allows nothing with an empty list', () => {
+    expect(isHostAllowed('example.com', [])).toBe(false);
   });
 });
 

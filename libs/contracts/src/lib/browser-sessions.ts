@@ -12,6 +12,12 @@ export const BROWSER_SESSION_ROUTES = {
   open: '/internal/sessions',
   /** DELETE `/internal/sessions/:sessionId`: close the tab and the agent-browser session (idempotent, 204). */
   close: '/internal/sessions/',
+  /**
+   * POST `/internal/sessions/:sessionId/activity`: what a profile stage with `allow_domains`
+   * navigated to, for the soft allowlist audit. Body {@link StageActivityReport}, 204. Sent
+   * once, when the attempt ends and before the close; also accepted after the session closed.
+   */
+  activity: (sessionId: string): string => `/internal/sessions/${encodeURIComponent(sessionId)}/activity`,
 } as const;
 
 export interface OpenStageSessionRequest {
@@ -102,4 +108,66 @@ export function parseOpenStageSessionRequest(raw: unknown): OpenStageSessionRequ
   }
   if (problems.length) throw new ContractViolationError('open stage session request', problems);
   return r as unknown as OpenStageSessionRequest;
+}
+
+/**
+ * Why the runner could not tell browser-host what a profile stage navigated to; becomes the
+ * `reason` of an `allowlist_unverified` audit record.
+ * - `activity_unreadable`: the stage's activity file was missing (e.g. the stage deleted it),
+ *   unreadable or corrupt, or could not be set up.
+ * - `activity_too_large`: the file or its host list passed the limits; the hosts sent are a part.
+ * - `agent_browser_not_found`: no `agent-browser` was on the stage's PATH when it started, so no
+ *   call could be recorded.
+ */
+export const ACTIVITY_UNVERIFIED_REASONS = ['activity_unreadable', 'activity_too_large', 'agent_browser_not_found'] as const;
+export type ActivityUnverifiedReason = (typeof ACTIVITY_UNVERIFIED_REASONS)[number];
+
+/** The most hosts one report carries. */
+export const ACTIVITY_REPORT_MAX_HOSTS = 1000;
+
+/**
+ * A lowercased ASCII (punycode) hostname or IPv4, or a bracketed IPv6 literal, as the
+ * audit log stores it: no scheme, port, path or credentials.
+ */
+export const NAVIGATION_HOST = /^(?:[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9_])?|\[[0-9a-f:.]{2,45}\])$/;
+
+/**
+ * The runner's report of a profile stage's explicit agent-browser navigations
+ * (`open|goto|navigate|tab new <url>`), recorded by its `agent-browser` wrapper. Hosts only:
+ * a URL's path or query may carry a token. browser-host checks them against the
+ * `allowDomains` of the open request and writes the audit records.
+ */
+export interface StageActivityReport {
+  /** Each host the stage navigated to, once, in order of first navigation; allowed or not. */
+  navigationHosts: string[];
+  /** Set when the hosts are not the whole story (see {@link ACTIVITY_UNVERIFIED_REASONS}). */
+  unverified?: ActivityUnverifiedReason;
+}
+
+/** Validates an activity report where browser-host receives it. */
+export function parseStageActivityReport(raw: unknown): StageActivityReport {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ContractViolationError('stage activity report', ['expected an object']);
+  }
+  const r = raw as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of Object.keys(r)) if (key !== 'navigationHosts' && key !== 'unverified') problems.push(`unknown field "${key}"`);
+  const hosts = r['navigationHosts'];
+  if (!Array.isArray(hosts)) {
+    problems.push('navigationHosts must be a list of host names (an empty list when the stage navigated nowhere)');
+  } else {
+    if (hosts.length > ACTIVITY_REPORT_MAX_HOSTS) {
+      problems.push(`navigationHosts has ${hosts.length} entries; send at most ${ACTIVITY_REPORT_MAX_HOSTS} with unverified "activity_too_large"`);
+    }
+    const bad = hosts.findIndex((h) => typeof h !== 'string' || !NAVIGATION_HOST.test(h));
+    // The index only: the value may be whatever a stage typed.
+    if (bad !== -1) problems.push(`navigationHosts[${bad}] must be a lowercased host name without scheme, port or path`);
+    if (new Set(hosts).size !== hosts.length) problems.push('navigationHosts must list each host once');
+  }
+  const unverified = r['unverified'];
+  if (unverified !== undefined && !(ACTIVITY_UNVERIFIED_REASONS as readonly unknown[]).includes(unverified)) {
+    problems.push(`unverified must be one of ${ACTIVITY_UNVERIFIED_REASONS.join(', ')}`);
+  }
+  if (problems.length) throw new ContractViolationError('stage activity report', problems);
+  return r as unknown as StageActivityReport;
 }

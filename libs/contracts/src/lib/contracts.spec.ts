@@ -1,5 +1,5 @@
 import { ContractViolationError } from './errors';
-import { parseOpenStageSessionRequest } from './browser-sessions';
+import { BROWSER_SESSION_ROUTES, parseOpenStageSessionRequest, parseStageActivityReport } from './browser-sessions';
 import { RedisKeys } from './keys';
 import { loginCheckRoute, parseLoginCheckRequest } from './login-check';
 import { parseStageJobPayload, stageJobId } from './queues';
@@ -65,12 +65,50 @@ describe('parseOpenStageSessionRequest', () => {
   });
 });
 
+describe('parseStageActivityReport', () => {
+  it('accepts hosts, an empty list, and a reason the check is incomplete', () => {
+    const report = { navigationHosts: ['example.com', 'localhost', '127.0.0.1', '[::1]', 'xn--bcher-kva.test'] };
+    expect(parseStageActivityReport(report)).toEqual(report);
+    expect(parseStageActivityReport({ navigationHosts: [], unverified: 'activity_unreadable' })).toEqual({
+      navigationHosts: [],
+      unverified: 'activity_unreadable',
+    });
+  });
+
+  it.each([
+    [[], 'expected an object'],
+    [{}, 'navigationHosts must be a list of host names'],
+    [{ navigationHosts: ['https://a.test/x?token=1'] }, 'navigationHosts[0] must be a lowercased host name'],
+    [{ navigationHosts: ['ok.test', 'Upper.test'] }, 'navigationHosts[1] must be a lowercased host name'],
+    [{ navigationHosts: ['a.test:8080'] }, 'navigationHosts[0] must be'],
+    [{ navigationHosts: ['a.test', 'a.test'] }, 'each host once'],
+    [{ navigationHosts: Array.from({ length: 1001 }, (_, i) => `h${i}.test`) }, 'at most 1000'],
+    [{ navigationHosts: [], unverified: 'because' }, 'unverified must be one of activity_unreadable'],
+    [{ navigationHosts: [], urls: [] }, 'unknown field "urls"'],
+  ])('refuses %j', (raw, problem) => {
+    expect(() => parseStageActivityReport(raw)).toThrow(problem);
+  });
+
+  it('never echoes a refused host, which may carry what the stage typed', () => {
+    expect(() => parseStageActivityReport({ navigationHosts: ['secret-token-value/'] })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('secret-token-value') }),
+    );
+  });
+
+  it('escapes the session id in its route', () => {
+    expect(BROWSER_SESSION_ROUTES.activity('sf-r1-work-1')).toBe('/internal/sessions/sf-r1-work-1/activity');
+  });
+});
+
 describe('RedisKeys', () => {
   it('puts every key under its prefix', () => {
     const keys = new RedisKeys('t1:');
     expect(keys.run('r')).toBe('t1:run:r');
     expect(keys.stage('r', 's')).toBe('t1:run:r:stage:s');
     expect(keys.allEvents().startsWith('t1:')).toBe(true);
+    expect(keys.hostAllowlistAudit('sf-r-s-1')).toBe('t1:browser-allowlist-audit:sf-r-s-1');
+    expect(keys.hostAllowlistAudits('local')).toBe('t1:browser-host:local:allowlist-audits');
+    expect(keys.runAllowlistHosts('r')).toBe('t1:run:r:allowlist-hosts');
   });
 });
 

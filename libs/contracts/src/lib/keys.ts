@@ -105,6 +105,22 @@ export class RedisKeys {
   runBrowserSessions(runId: string): string {
     return `${this.prefix}run:${runId}:browser-sessions`;
   }
+  /**
+   * Hash: the soft allowlist audit a profile stage session still owes (its run, stage,
+   * profile, allowDomains); removed when the runner's activity report is audited, or
+   * when the report is overdue (`allowlist_unverified`).
+   */
+  hostAllowlistAudit(sessionId: string): string {
+    return `${this.prefix}browser-allowlist-audit:${sessionId}`;
+  }
+  /** Sorted set: a browser-host's pending allowlist audits (session ids), scored by the time the report is overdue (`+inf` while the session is open). */
+  hostAllowlistAudits(hostId: string): string {
+    return `${this.prefix}browser-host:${hostId}:allowlist-audits`;
+  }
+  /** Set: `<stageId> <host>` already audited `navigation_outside_allowlist` in a run, so a host is recorded once per stage across attempts. */
+  runAllowlistHosts(runId: string): string {
+    return `${this.prefix}run:${runId}:allowlist-hosts`;
+  }
   /** String: the last event of the all-runs stream ({@link allEvents}) a browser-host has acted on. */
   hostEventCursor(hostId: string): string {
     return `${this.prefix}browser-host:${hostId}:event-cursor`;

@@ -37,6 +37,7 @@ export class BrowsersModule {
       BrowserProcesses,
       BrowserTabs,
       ProfileAccess,
+      AuditLog,
       BROWSER_SETTINGS,
       HOST_CONFIG,
       OWNER_SCOPE,

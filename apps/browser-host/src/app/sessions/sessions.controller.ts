@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { NotFoundError, parseOpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import { NotFoundError, parseOpenStageSessionRequest, parseStageActivityReport, type StageSession } from '@stageflow/contracts';
+import { AllowlistAudits } from './allowlist-audits.service';
 import { StageSessions, type StageSessionView } from './stage-sessions.service';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -16,7 +17,10 @@ export function sessionIdParam(raw: string): string {
  */
 @Controller('internal/sessions')
 export class SessionsController {
-  constructor(private readonly sessions: StageSessions) {}
+  constructor(
+    private readonly sessions: StageSessions,
+    private readonly audits: AllowlistAudits,
+  ) {}
 
   /** 201 with the session; 400 contract violation, 409 stale lease or ended run, 422 blocked site. */
   @Post()
@@ -27,6 +31,18 @@ export class SessionsController {
   @Get(':sessionId')
   view(@Param('sessionId') sessionId: string): Promise<StageSessionView> {
     return this.sessions.view(sessionIdParam(sessionId));
+  }
+
+  /**
+   * The runner's report of a profile stage's agent-browser navigations (hosts only), audited
+   * against its allow_domains. 204; 400 contract violation; 404 `allowlist_audit_not_found`
+   * (already audited, overdue, or not audited); 500 `allowlist_audit_failed`. Accepted also
+   * after the session closed: a cancel closes it before the runner has read the activity.
+   */
+  @Post(':sessionId/activity')
+  @HttpCode(204)
+  async activity(@Param('sessionId') sessionId: string, @Body() body: unknown): Promise<void> {
+    await this.audits.report(sessionIdParam(sessionId), parseStageActivityReport(body));
   }
 
   /** 204 whether or not the session was open. */

@@ -11,6 +11,7 @@ import type { SessionRegistry } from './session-registry.repository';
 import type { BlockedRequest, SessionRecord } from './session-record';
 import { StageActivity } from './stage-activity.adapter';
 import { StageSessions } from './stage-sessions.service';
+import { memoryAllowlistAudits } from './testing/memory-allowlist-audits';
 
 beforeAll(() => Logger.overrideLogger(false));
 
@@ -119,6 +120,7 @@ function setup(configYaml = '', settings = SETTINGS) {
     },
   };
   const activity = new NoActivity();
+  const allowlist = memoryAllowlistAudits(registry);
   const sessions = new StageSessions(
     browsers,
     registry as unknown as SessionRegistry,
@@ -127,13 +129,14 @@ function setup(configYaml = '', settings = SETTINGS) {
     profiles,
     runs,
     activity,
+    allowlist.audits,
     readiness,
     leases,
     parseHostConfig(configYaml, 'config.yaml'),
     'local',
     settings,
   );
-  return { sessions, processes, profiles, registry, tabs, agents, runs, fence, activity };
+  return { sessions, processes, profiles, registry, tabs, agents, runs, fence, activity, allowlist };
 }
 
 const work = (stageId: string, extra: Partial<OpenStageSessionRequest> = {}): OpenStageSessionRequest => ({
@@ -294,6 +297,33 @@ describe('StageSessions', () => {
     expect(processes.launches).toEqual([{ kind: 'throwaway', browserId: t.browserId }]);
     await sessions.close(t.sessionId);
     expect(processes.browsers[0].alive).toBe(false);
+  });
+
+  it('expects an allowlist report from profile sessions with allow_domains only, and starts its grace at the close', async () => {
+    const { sessions, allowlist } = setup();
+    const audited = await sessions.open(work('a', { allowDomains: ['127.0.0.1'] }));
+    await sessions.open(work('b'));
+    await sessions.open(work('t', { profile: undefined, leaseToken: undefined, allowDomains: ['127.0.0.1'] }));
+    expect([...allowlist.repo.pending.values()]).toEqual([
+      { sessionId: audited.sessionId, hostId: 'unit', runId: 'run1', stageId: 'a', attempt: 1, profile: 'work', scope: 'local', allowDomains: ['127.0.0.1'] },
+    ]);
+    expect(allowlist.repo.due.get(audited.sessionId)).toBe(Infinity);
+    const before = Date.now();
+    await sessions.close(audited.sessionId);
+    expect(allowlist.repo.due.get(audited.sessionId)).toBeGreaterThanOrEqual(before + 1000);
+    // The report is still taken after the close (a cancel closes the session before the runner has read the activity).
+    await allowlist.audits.report(audited.sessionId, { navigationHosts: ['localhost'] });
+    expect(allowlist.log.records).toMatchObject([{ type: 'navigation_outside_allowlist', host: 'localhost', stageId: 'a' }]);
+  });
+
+  it('hands out no profile browser whose allowlist audit could not be set up', async () => {
+    const { sessions, allowlist, registry, tabs } = setup();
+    allowlist.repo.put = async () => {
+      throw new Error('Redis is away');
+    };
+    await expect(sessions.open(work('a', { allowDomains: ['127.0.0.1'] }))).rejects.toMatchObject({ code: 'allowlist_audit_failed', status: 500 });
+    expect([...registry.records.keys()]).toEqual([]);
+    expect([...tabs.pages.values()].flat().filter((p) => p.startsWith('T'))).toEqual([]);
   });
 
   it('refuses later opens once its run was torn down', async () => {

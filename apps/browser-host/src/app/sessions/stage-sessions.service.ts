@@ -12,6 +12,7 @@ import { ProfileAccess } from '../browsers/profile-access.adapter';
 import { RunBrowsers } from '../browsers/run-browsers.service';
 import { RunStates } from '../browsers/run-states.adapter';
 import { AgentBrowserSessions } from './agent-browser-sessions.adapter';
+import { AllowlistAudits } from './allowlist-audits.service';
 import { SessionRegistry } from './session-registry.repository';
 import type { BlockedRequest, SessionRecord } from './session-record';
 import { endsSession, type StageStateChange } from './stage-ends';
@@ -60,6 +61,7 @@ export class StageSessions {
     private readonly profiles: ProfileAccess,
     private readonly runs: RunStates,
     private readonly activity: StageActivity,
+    private readonly audits: AllowlistAudits,
     private readonly readiness: HostReadiness,
     @Inject(ProfileLeases) private readonly leases: LeaseFence,
     @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
@@ -111,6 +113,13 @@ export class StageSessions {
         : await this.openThrowaway(req, sessionId, socketDir);
       const record = await this.bindAndRegister(opened);
       if (req.headed && this.browsers.headedModeForHeaded() === 'headless') this.noteHeadlessFallback(req);
+      if (AllowlistAudits.audits(record, req.allowDomains)) {
+        // allow_domains is soft with a profile: the runner reports the stage's navigations when it ends.
+        await this.audits.expect(record, req.allowDomains).catch(async (error: unknown) => {
+          await this.closeRecord(record, 'its allowlist audit could not be set up');
+          throw error;
+        });
+      }
       if (this.endedRuns.has(req.runId)) {
         // The run ended while this session was being opened; its teardown has passed.
         await this.closeRecord(record, 'its run ended while it was opened');
@@ -163,6 +172,7 @@ export class StageSessions {
   async closeRun(runId: string): Promise<number> {
     this.rememberEnded(runId);
     this.preparedRuns.delete(runId);
+    await this.audits.runEnded(runId).catch((error: Error) => this.log.warn({ msg: `Could not drop the run's audited hosts: ${error.message}`, runId }));
     for (const key of this.ensuredProfiles.keys()) if (key.startsWith(`${runId}\n`)) this.ensuredProfiles.delete(key);
     const sessions = await this.registry.ofRun(runId);
     for (const session of sessions) {
@@ -281,6 +291,10 @@ export class StageSessions {
     await this.release(record, opts);
     await this.registry.remove(record);
     this.blocked.delete(record.sessionId);
+    // The runner's activity report may still come (a cancel closes the session first); its grace starts now.
+    await this.audits.sessionClosed(record.sessionId).catch((error: Error) =>
+      this.log.warn({ msg: `Could not start the allowlist report's grace (the overdue check will): ${error.message}`, runId: record.runId, stageId: record.stageId, sessionId: record.sessionId }),
+    );
     this.log.log({
       msg: `Closed a stage session: ${why}`,
       runId: record.runId,

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HostReadiness } from '../browsers/host-readiness';
 import { RunBrowsers } from '../browsers/run-browsers.service';
+import { AllowlistAudits } from '../sessions/allowlist-audits.service';
 import { RunEndWatcher } from './run-end-watcher.service';
 import { StartupSweep, type StartupSweepReport } from './startup-sweep.service';
 
@@ -10,7 +11,8 @@ const RETRY_MS = 2000;
 /**
  * Boot and shutdown of browser-host's browser side. At boot, in the background so
  * `/health` answers meanwhile: pin the event cursor, sweep, start watching, then open
- * for sessions (retried while Redis is away). At shutdown: stop watching and kill the
+ * for sessions (retried while Redis is away); check for overdue allowlist reports from then
+ * on. At shutdown: stop watching and kill the
  * throw-away browsers; shared browsers keep running for the next process to re-adopt.
  */
 @Injectable()
@@ -25,6 +27,7 @@ export class BrowserHostLifecycle implements OnApplicationBootstrap, BeforeAppli
     private readonly sweep: StartupSweep,
     private readonly readiness: HostReadiness,
     private readonly browsers: RunBrowsers,
+    private readonly audits: AllowlistAudits,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -40,6 +43,7 @@ export class BrowserHostLifecycle implements OnApplicationBootstrap, BeforeAppli
     this.stopping = true;
     this.shutdown.abort();
     await this.watcher.stop();
+    await this.audits.stop();
     await this.browsers.shutdown();
   }
 
@@ -50,6 +54,8 @@ export class BrowserHostLifecycle implements OnApplicationBootstrap, BeforeAppli
         const report = await this.sweep.run();
         if (this.stopping) return undefined;
         this.watcher.start();
+        // After the sweep: the sessions it closed started their report's grace.
+        this.audits.start();
         this.readiness.markReady();
         return report;
       } catch (error) {

@@ -65,6 +65,19 @@ describe('BrowserHostClient', () => {
     expect(urls).toEqual(['DELETE /internal/sessions/s1', 'DELETE /internal/sessions/s1']);
   });
 
+  it('posts an activity report to the session and turns a refusal into its code', async () => {
+    const seen: Array<{ method?: string; url?: string; body: unknown }> = [];
+    reply = (req, res, body) => {
+      seen.push({ method: req.method, url: req.url, body: JSON.parse(body) });
+      if (seen.length === 1) answer(204)(req, res);
+      else answer(404, { code: 'allowlist_audit_not_found', message: 'no audit pending' })(req, res);
+    };
+    const report = { navigationHosts: ['localhost'] };
+    await client.reportActivity('s1', report);
+    await expect(client.reportActivity('s1', report)).rejects.toMatchObject({ code: 'allowlist_audit_not_found', status: 404 });
+    expect(seen[0]).toEqual({ method: 'POST', url: '/internal/sessions/s1/activity', body: report });
+  });
+
   it('names browser-host as unreachable when nothing answers', async () => {
     const dead = new BrowserHostClient({ browserHostUrl: 'http://127.0.0.1:1' });
     const error = await dead.open(request).catch((e: unknown) => e);

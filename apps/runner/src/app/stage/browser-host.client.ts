@@ -6,6 +6,7 @@ import {
   LoginCheckResult,
   loginCheckRoute,
   OpenStageSessionRequest,
+  StageActivityReport,
   StageSession,
 } from '@stageflow/contracts';
 import { RUNNER_CONFIG } from '../runner.tokens';
@@ -67,6 +68,15 @@ export class BrowserHostClient {
   async close(sessionId: string): Promise<void> {
     const res = await this.call('DELETE', `${BROWSER_SESSION_ROUTES.close}${encodeURIComponent(sessionId)}`, CLOSE_TIMEOUT_MS);
     if (res.status !== 204 && res.status !== 404) throw await this.refusal(res);
+  }
+
+  /**
+   * Hands a profile stage's agent-browser navigations (hosts only) to browser-host for the
+   * soft allowlist audit; accepted also after the session closed. Throws {@link BrowserHostError}.
+   */
+  async reportActivity(sessionId: string, report: StageActivityReport): Promise<void> {
+    const res = await this.call('POST', BROWSER_SESSION_ROUTES.activity(sessionId), CLOSE_TIMEOUT_MS, report);
+    if (res.status !== 204) throw await this.refusal(res);
   }
 
   private async call(method: string, path: string, timeoutMs: number, body?: unknown): Promise<Response> {

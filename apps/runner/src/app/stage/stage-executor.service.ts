@@ -6,6 +6,7 @@ import type { BrowserCheck, RunStageDefinition } from '@stageflow/pipeline';
 import { RUNNER_OPTIONS } from '../runner.tokens';
 import { BrowserHostClient, BrowserHostError } from './browser-host.client';
 import type { ResolvedRunnerOptions } from '../runner.options';
+import { type NavigationRecording, StageNavigations } from './activity/stage-navigations.service';
 import { LogCollector } from './log-collector';
 import { judgeOutput } from './stage-output';
 import { StageProcess, StageProcessAdapter } from './stage-process.adapter';
@@ -39,6 +40,7 @@ export class StageExecutor {
     private readonly workspace: StageWorkspace,
     private readonly schemas: SchemaCheck,
     private readonly browserHost: BrowserHostClient,
+    private readonly navigations: StageNavigations,
     @Inject(RUNNER_OPTIONS) private readonly options: ResolvedRunnerOptions,
   ) {}
 
@@ -91,6 +93,7 @@ export class StageExecutor {
     let watch: NodeJS.Timeout | undefined;
     let session: StageSession | undefined;
     let login: LoginCheckResult | undefined;
+    let recording: NavigationRecording | undefined;
     try {
       const paths = this.workspace.prepare(job, stage.cwd);
       this.workspace.writeInput(paths.input, claim.input);
@@ -122,6 +125,8 @@ export class StageExecutor {
         STAGEFLOW_ATTEMPT: String(job.attempt),
         ...(login ? { STAGEFLOW_LOGGED_IN: String(login.logged_in) } : {}),
       });
+      // Profile stages with allow_domains: agent-browser's navigations are recorded for the soft allowlist audit.
+      if (session) recording = this.navigations.record(job, stage, paths, env);
       if (execution.stopped) return this.result(job, startedAt, 'cancelled', 'cancelled before it started', logs);
       const child = this.processes.start({ command: stage.command, cwd: paths.cwd, env });
       execution.process = child;
@@ -175,6 +180,7 @@ export class StageExecutor {
       clearInterval(flushTimer);
       // browser-host's watcher also closes it from the stage's end event, should this runner die first.
       if (session) {
+        await this.navigations.report(session.sessionId, recording, ids);
         await this.browserHost
           .close(session.sessionId)
           .catch((error) => this.logger.warn({ ...ids, msg: `could not close the stage session: ${(error as Error).message}` }));

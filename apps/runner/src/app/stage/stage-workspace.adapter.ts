@@ -8,6 +8,8 @@ import type { RunnerConfig } from '@stageflow/config';
 export interface AttemptPaths {
   /** Where the stage's process starts. */
   cwd: string;
+  /** The stage's `.stageflow/` folder (0700), for the runner's files of an attempt. */
+  own: string;
   /** `STAGEFLOW_INPUT`: the stage's input as JSON. */
   input: string;
   /** `STAGEFLOW_OUTPUT`: where the stage writes its output JSON. */
@@ -36,6 +38,7 @@ export class StageWorkspace {
     if (workDir !== stageDir) mkdirSync(workDir, { recursive: true });
     return {
       cwd: workDir,
+      own,
       input: join(own, `input-${job.attempt}.json`),
       output: join(own, `output-${job.attempt}.json`),
     };
