@@ -5,3 +5,4 @@ export * from './lib/queues';
 export * from './lib/records';
 export * from './lib/events';
 export * from './lib/browser-sessions';
+export * from './lib/artifacts';

@@ -2,6 +2,7 @@ import { ContractViolationError } from './errors';
 import { parseOpenStageSessionRequest } from './browser-sessions';
 import { RedisKeys } from './keys';
 import { parseStageJobPayload, stageJobId } from './queues';
+import { artifactNameProblem } from './artifacts';
 
 describe('parseStageJobPayload', () => {
   it('accepts a well-formed payload', () => {
@@ -70,5 +71,28 @@ describe('RedisKeys', () => {
     expect(keys.run('r')).toBe('t1:run:r');
     expect(keys.stage('r', 's')).toBe('t1:run:r:stage:s');
     expect(keys.allEvents().startsWith('t1:')).toBe(true);
+  });
+});
+
+describe('artifactNameProblem', () => {
+  it.each(['shot.png', 'report-1.json', 'a', 'A_b.c-d', 'x'.repeat(128)])('accepts %s', (name) => {
+    expect(artifactNameProblem(name)).toBeUndefined();
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['../etc/passwd', 'path separator'],
+    ['a/b.png', 'path separator'],
+    ['a\\b.png', 'path separator'],
+    ['..', '".."'],
+    ['a..png', '".."'],
+    ['.hidden', 'start with a letter or digit'],
+    ['-flag', 'start with a letter or digit'],
+    ['sp ace.png', 'only letters'],
+    ['nul\u0000.png', 'NUL'],
+    ['x'.repeat(129), 'at most 128'],
+    [7, 'not a string'],
+  ])('refuses %j (%s)', (name, problem) => {
+    expect(artifactNameProblem(name)).toContain(problem);
   });
 });
