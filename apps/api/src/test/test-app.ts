@@ -62,6 +62,7 @@ export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitByt
     redis: { url: 'redis://127.0.0.1:1', prefix: 'sft:' },
     logLevel: 'error',
     home: '/nonexistent',
+    artifactsRoot: '/nonexistent/artifacts',
   };
 }
 
