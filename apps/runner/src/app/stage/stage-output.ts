@@ -28,6 +28,11 @@ export function judgeOutput(
       return { ok: false, error: `output file is not valid JSON: ${(error as Error).message}` };
     }
   }
+  return judgeValue(output, schema, schemas);
+}
+
+/** Judges a stage's output value against its `output_schema` (the error names the field). */
+export function judgeValue(output: unknown, schema: JsonSchema | undefined, schemas: SchemaCheck): OutputVerdict {
   if (schema !== undefined) {
     const problems = schemas.problems(schema, output);
     if (problems.length) return { ok: false, error: schemaMismatch('output', problems) };
