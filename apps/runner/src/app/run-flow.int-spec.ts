@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunEvent } from '@stageflow/contracts';
 import type { ConditionAst } from '@stageflow/pipeline';
 import {
@@ -202,7 +204,7 @@ describe('a run end to end (real worker, real sh)', () => {
     expect(envelope?.output).toEqual({ dir: `${h.config.artifactsRoot}/${run.id}/report/2`, count: 2 });
   });
 
-  it('fails a run stage that leaves something in its artifacts folder that cannot be an artifact, naming it', async () => {
+  it('fails a run stage that leaves something in its artifacts folder that cannot be an artifact, naming and removing it', async () => {
     const run = await h.runs.startRun({
       pipeline: pipelineOf(
         [runStage('bad', 'echo x > "$STAGEFLOW_ARTIFACTS_DIR/has space.txt"; echo y > "$STAGEFLOW_ARTIFACTS_DIR/fine.txt"')],
@@ -214,10 +216,13 @@ describe('a run end to end (real worker, real sh)', () => {
     const stage = done.stages[0];
     expect(done.state).toBe('failed');
     expect(stage.reason).toBe(
-      '$STAGEFLOW_ARTIFACTS_DIR holds files that cannot be artifacts: "has space.txt" (it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-")',
+      '$STAGEFLOW_ARTIFACTS_DIR held what cannot be an artifact (removed): "has space.txt" (it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-")',
     );
     expect(stage.envelope?.artifacts).toEqual(['fine.txt']);
-    expect(stage.logTail).toContain('[stageflow] not an artifact: "has space.txt": it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-"');
+    expect(stage.logTail).toContain(
+      '[stageflow] removed "has space.txt" from the artifacts folder: it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-"',
+    );
+    expect(readdirSync(join(h.config.artifactsRoot, run.id, 'bad', '1'))).toEqual(['fine.txt']);
   });
 });
 

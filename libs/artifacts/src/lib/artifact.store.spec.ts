@@ -104,7 +104,6 @@ describe('ArtifactStore', () => {
     await store.write(owner, 'shot.png', PNG);
     const dir = await store.attemptDir(owner);
     writeFileSync(join(dir, '.in-progress.tmp'), 'x');
-    writeFileSync(join(dir, 'too-big.bin'), Buffer.alloc(2048));
     mkdirSync(join(dir, 'nested'));
     symlinkSync('/etc/passwd', join(dir, 'passwd'));
     mkdirSync(join(root, 'run-1', 'not an id'));
@@ -149,13 +148,16 @@ describe('ArtifactStore', () => {
     expect(readdirSync(join(elsewhere, 'look', '1'))).toEqual(['shot.png']);
   });
 
-  it('collects what a run stage left: artifacts, and what is not one with the reason', async () => {
+  it('collects what a run stage left: artifacts, and removes what is not one, saying why', async () => {
     const dir = await store.attemptDir(owner);
+    const target = join(base, 'target.txt');
+    writeFileSync(target, 'kept');
     writeFileSync(join(dir, 'report.json'), '{"ok":true}');
     writeFileSync(join(dir, 'has space.txt'), 'x');
     writeFileSync(join(dir, 'huge.bin'), Buffer.alloc(1025));
     mkdirSync(join(dir, 'sub'));
-    symlinkSync('/etc/hostname', join(dir, 'host'));
+    writeFileSync(join(dir, 'sub', 'inner.txt'), 'x');
+    symlinkSync(target, join(dir, 'host'));
 
     const { artifacts, rejected } = await store.collect(owner);
     expect(artifacts.map((a) => a.name)).toEqual(['report.json']);
@@ -165,6 +167,10 @@ describe('ArtifactStore', () => {
       { name: 'huge.bin', problem: 'it is 1025 bytes, over the limit of 1024 bytes per artifact' },
       { name: 'sub', problem: expect.stringContaining('folder') },
     ]);
+    // The folder now holds exactly the artifacts; a link's target is left alone.
+    expect(readdirSync(dir)).toEqual(['report.json']);
+    expect(readFileSync(target, 'utf8')).toBe('kept');
+    await expect(store.list('run-1')).resolves.toEqual(artifacts);
   });
 
   it('collects nothing from an attempt that left no folder', async () => {

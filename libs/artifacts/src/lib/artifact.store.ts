@@ -18,7 +18,8 @@ export interface ArtifactStoreOptions {
   root: string;
   /**
    * Largest artifact, in bytes: a bigger write is refused and a bigger file a
-   * `run` stage left is not collected. @defaultValue 64 MiB
+   * `run` stage left is removed by `collect`. Only writers (runners) need it.
+   * @defaultValue 64 MiB
    */
   maxBytes?: number;
 }
@@ -134,7 +135,8 @@ export class ArtifactStore {
   /**
    * What a finished `run` stage attempt left in its folder: the artifacts
    * (plain files with a valid name, within the size cap), and what is not one.
-   * Nothing is deleted; what is rejected is simply never listed or served.
+   * What is not one is removed (a link itself, never its target), so the
+   * folder holds exactly the listed artifacts and the cap bounds the disk.
    */
   async collect(owner: ArtifactOwner): Promise<{ artifacts: ArtifactInfo[]; rejected: RejectedArtifact[] }> {
     const dir = this.dirOf(owner);
@@ -150,7 +152,12 @@ export class ArtifactStore {
       else if (problem) rejected.push({ name: entry.name, problem: `it is not an artifact name: ${problem}` });
       else if (stats.size > this.maxBytes) {
         rejected.push({ name: entry.name, problem: `it is ${stats.size} bytes, over the limit of ${this.maxBytes} bytes per artifact` });
-      } else artifacts.push(this.infoOf(owner, entry.name, stats));
+      } else {
+        artifacts.push(this.infoOf(owner, entry.name, stats));
+        continue;
+      }
+      // fs.rm works on the entry itself (lstat): a link is unlinked, its target untouched.
+      await rm(join(dir, entry.name), { recursive: true, force: true });
     }
     return { artifacts: sortArtifacts(artifacts), rejected: rejected.sort((a, b) => compare(a.name, b.name)) };
   }
@@ -177,7 +184,7 @@ export class ArtifactStore {
         for (const file of (await this.entries(attemptDir)) ?? []) {
           if (artifactNameProblem(file.name)) continue;
           const stats = await lstat(join(attemptDir, file.name)).catch(() => undefined);
-          if (stats?.isFile() && stats.size <= this.maxBytes) found.push(this.infoOf(owner, file.name, stats));
+          if (stats?.isFile()) found.push(this.infoOf(owner, file.name, stats));
         }
       }
     }
@@ -207,7 +214,7 @@ export class ArtifactStore {
       throw error;
     }
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > this.maxBytes) {
+    if (!stats.isFile()) {
       await handle.close();
       throw missing;
     }

@@ -216,7 +216,7 @@ export class StageExecutor {
     await recorded;
     const { artifacts, rejected } = await this.artifacts.collect(job);
     const names = artifacts.map((a) => a.name);
-    for (const r of rejected) onOutput('stderr', `[stageflow] not an artifact: "${r.name}": ${r.problem}\n`);
+    for (const r of rejected) onOutput('stderr', `[stageflow] removed "${r.name}" from the artifacts folder: ${r.problem}\n`);
     if (exit.startError) return { ok: false, error: `could not start: ${exit.startError.message}`, artifacts: names };
     if (exit.code !== 0) {
       const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
@@ -224,7 +224,7 @@ export class StageExecutor {
     }
     if (rejected.length) {
       const list = rejected.map((r) => `"${r.name}" (${r.problem})`).join('; ');
-      return { ok: false, error: `$STAGEFLOW_ARTIFACTS_DIR holds files that cannot be artifacts: ${list}`, artifacts: names };
+      return { ok: false, error: `$STAGEFLOW_ARTIFACTS_DIR held what cannot be an artifact (removed): ${list}`, artifacts: names };
     }
     const verdict = judgeOutput(this.workspace.readOutput(paths.output), undefined, this.schemas);
     return verdict.ok ? { ok: true, output: verdict.output, artifacts: names } : { ok: false, error: verdict.error, artifacts: names };
