@@ -62,6 +62,14 @@ function loginSite(): Server {
       return html(`<h1>Welcome back</h1><p>Signed in as <span id="account-name"> Demo User </span></p>
         <a class="profile" href="/users/demo">Profile</a><div style="height:3000px"></div>`);
     }
+    if (url.pathname === '/tricky') {
+      return html(`<p id="result">none</p>
+        <button id="ask" onclick="alert('hello'); document.getElementById('result').textContent = String(confirm('Sure?'))">Ask</button>
+        <div style="position:relative">
+          <button id="under">Under</button>
+          <div id="overlay" style="position:absolute;inset:0;width:200px;height:60px;background:#fff"></div>
+        </div>`);
+    }
     res.writeHead(404);
     res.end();
   });
@@ -244,6 +252,38 @@ describe('steps stages (runner + browser-host + Chromium)', () => {
       expect.stringMatching(/^step 1\/3 goto "http:\/\/127\.0\.0\.1:\d+\/login": ok/),
       'step 2/3 click "#no-such-button": failed: no element matches the selector after 2 s',
     ]);
+  });
+
+  it('answers page dialogs so the tab never blocks, and explains covered elements, bad selectors and non-fields', async () => {
+    const throwaway = { headed: false, allowDomains: [] };
+    const runOne = async (steps: StepAction[]) => {
+      const started = await h.runs.startRun({ pipeline: pipelineOf([stepsStage('tricky', steps, { browser: throwaway })], []), input: {} });
+      return (await waitForRun(h.runs, started.id, 'ended', 60_000)).stages[0];
+    };
+    const open: StepAction = { action: 'goto', url: `${siteUrl}/tricky` };
+
+    const dialogs = await runOne([
+      open,
+      { action: 'click', selector: '#ask' },
+      { action: 'wait_for', condition: 'text', value: 'false' },
+      { action: 'extract', field: 'answer', selector: '#result' },
+    ]);
+    expect(dialogs.envelope?.output).toEqual({ answer: 'false' });
+    expect(dialogs.logTail).toEqual(
+      expect.arrayContaining(['the page opened an alert dialog; accepted it', 'the page opened a confirm dialog; dismissed it']),
+    );
+
+    const covered = await runOne([open, { action: 'click', selector: '#under', timeoutSeconds: 1 }]);
+    expect(covered.reason).toBe('step 2 (click "#under"): the element is covered by another element (div#overlay) after 1 s');
+
+    const badSelector = await runOne([open, { action: 'click', selector: 'div[', timeoutSeconds: 30 }]);
+    expect(badSelector.reason).toMatch(/^step 2 \(click "div\["\): the selector is not valid CSS: .*div\[/);
+    expect(badSelector.envelope?.durationMs).toBeLessThan(20_000);
+
+    const notAField = await runOne([open, { action: 'fill', selector: '#under', value: 'x' }]);
+    expect(notAField.reason).toBe(
+      'step 2 (fill "#under"): the element is not a text field (an input, textarea or contenteditable element) but button#under',
+    );
   });
 
   it('stops a steps stage that outlives its timeout as timed out, keeping the screenshots it took', async () => {

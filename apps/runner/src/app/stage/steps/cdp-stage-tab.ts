@@ -104,7 +104,8 @@ export class CdpStageTab implements StageTab {
       cdp.on<{ type: string }>('Page.javascriptDialogOpening', (params, from) => {
         if (from !== sessionId) return;
         const accept = params.type === 'alert' || params.type === 'beforeunload';
-        note(`the page opened a ${params.type} dialog; ${accept ? 'accepted' : 'dismissed'} it`);
+        const article = /^[aeiou]/.test(params.type) ? 'an' : 'a';
+        note(`the page opened ${article} ${params.type} dialog; ${accept ? 'accepted' : 'dismissed'} it`);
         cdp.send('Page.handleJavaScriptDialog', { accept }, { sessionId }).catch(() => undefined);
       });
       await cdp.send('Page.enable', {}, { sessionId });
