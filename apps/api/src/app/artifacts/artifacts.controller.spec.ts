@@ -99,7 +99,7 @@ describe('artifact routes', () => {
 
   it('answers 404 artifact_not_found for a missing artifact, attempt or stage, and for a link in its place', async () => {
     await store.write({ runId, stageId: 'login', attempt: 1 }, 'account.png', PNG);
-    const dir = await store.attemptDir({ runId, stageId: 'login', attempt: 1 });
+    const dir = store.attemptDir({ runId, stageId: 'login', attempt: 1 });
     writeFileSync(join(base, 'secret.txt'), 'not an artifact');
     symlinkSync(join(base, 'secret.txt'), join(dir, 'secret.txt'));
     for (const path of ['login/1/other.png', 'login/2/account.png', 'build/1/account.png', 'login/1/secret.txt']) {

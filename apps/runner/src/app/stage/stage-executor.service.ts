@@ -189,7 +189,7 @@ export class StageExecutor {
     const ids = { runId: job.runId, stageId: job.stageId, attempt: job.attempt };
     const paths = this.workspace.prepare(job, stage.cwd);
     this.workspace.writeInput(paths.input, input);
-    const artifactsDir = await this.artifacts.attemptDir(job);
+    const artifactsDir = this.artifacts.attemptDir(job);
     const env = this.processes.environment(stage.env ?? {}, {
       ...session?.env,
       STAGEFLOW_INPUT: paths.input,
