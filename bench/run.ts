@@ -164,6 +164,8 @@ async function runDispatchBench(url: string): Promise<void> {
     healthPort: 0,
     abandonCheckMs: 60000,
     browserHostUrl: 'http://127.0.0.1:3002',
+    artifactsRoot: join(workDir, 'artifacts'),
+    artifactMaxBytes: 64 * 1024 * 1024,
   };
 
   @Module({ imports: [RunnerModule.forRoot(config, { sweep: false, health: false })] })

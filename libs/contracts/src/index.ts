@@ -6,3 +6,4 @@ export * from './lib/records';
 export * from './lib/events';
 export * from './lib/browser-sessions';
 export * from './lib/login-check';
+export * from './lib/artifacts';

@@ -5,13 +5,30 @@ export type {
   BrowserCheck,
   ConditionAst,
   EdgeDefinition,
+  ClickStep,
+  ExtractStep,
+  FillStep,
   GateStageDefinition,
+  GotoStep,
+  JobStageDefinition,
   JsonSchema,
   Pipeline,
+  PressStep,
   RunStageDefinition,
+  ScreenshotStep,
   StageDefinition,
   StageKind,
+  StepAction,
+  StepsStageDefinition,
+  WaitForStep,
 } from './lib/pipeline.model';
+export { isJobStage } from './lib/stage-kinds';
+export {
+  PRESS_KEYS,
+  STEP_DEFAULT_TIMEOUT_SECONDS,
+  type PressKeyName,
+  type StepActionName,
+} from './lib/pipeline-format';
 export type {
   LoadPipelineOptions,
   PipelineDiagnostic,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import type { ApiConfig } from '@stageflow/config';
+import { ArtifactsApiModule } from './artifacts/artifacts-api.module';
 import { AuditApiModule } from './audit/audit-api.module';
 import { CoreModule } from './core/core.module';
 import type { EventsOptions } from './events/events.options';
@@ -29,6 +30,7 @@ export class ApiModule {
         HealthModule,
         ProfilesApiModule.forRoot(config),
         AuditApiModule.forRoot(config),
+        ArtifactsApiModule.forRoot(config),
         EventsModule.forRoot(options.events),
       ],
     };

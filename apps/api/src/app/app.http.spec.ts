@@ -161,6 +161,8 @@ describe('api request handling', () => {
           'GET /api/runs/{run}',
           'GET /api/runs/{run}/events',
           'GET /api/runs/{run}/stages/{stage}',
+          'GET /api/runs/{run}/artifacts',
+          'GET /api/runs/{run}/artifacts/{stage}/{attempt}/{name}',
           'POST /api/pipelines',
           'POST /api/pipelines/validate',
           'POST /api/runs',

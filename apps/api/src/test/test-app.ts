@@ -50,9 +50,11 @@ export interface TestAppOptions {
   events?: Partial<EventsOptions>;
   /** Listen on a free loopback port (needed for WebSocket tests). */
   listen?: boolean;
+  /** STAGEFLOW_ARTIFACTS_ROOT of the app (a folder that does not exist by default). */
+  artifactsRoot?: string;
 }
 
-export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir'> = {}): ApiConfig {
+export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'artifactsRoot'> = {}): ApiConfig {
   return {
     host: '127.0.0.1',
     port: 0,
@@ -62,6 +64,7 @@ export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitByt
     redis: { url: 'redis://127.0.0.1:1', prefix: 'sft:' },
     logLevel: 'error',
     home: '/nonexistent',
+    artifactsRoot: options.artifactsRoot ?? '/nonexistent/artifacts',
   };
 }
 

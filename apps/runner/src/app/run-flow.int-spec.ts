@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunEvent } from '@stageflow/contracts';
 import type { ConditionAst } from '@stageflow/pipeline';
 import {
@@ -176,6 +178,51 @@ describe('a run end to end (real worker, real sh)', () => {
       cwd: `${h.config.workDir}/${run.id}/env`,
     });
     expect(done.stages[1].envelope?.output).toEqual({ args: 1 });
+  });
+
+  it('gives a run stage its attempt\'s artifacts folder and lists what it leaves there; a retry gets a fresh one', async () => {
+    const run = await h.runs.startRun({
+      pipeline: pipelineOf(
+        [
+          runStage(
+            'report',
+            'printf \'{"ok":true}\' > "$STAGEFLOW_ARTIFACTS_DIR/report.json"; echo hi > "$STAGEFLOW_ARTIFACTS_DIR/notes.txt"; ' +
+              'printf \'{"dir":"%s","count":%s}\' "$STAGEFLOW_ARTIFACTS_DIR" "$(ls "$STAGEFLOW_ARTIFACTS_DIR" | wc -l)" > "$STAGEFLOW_OUTPUT"; ' +
+              'test "$STAGEFLOW_ATTEMPT" = 2',
+            { retries: 1 },
+          ),
+        ],
+        [],
+      ),
+      input: {},
+    });
+    const done = await waitForRun(h.runs, run.id);
+    expect(done.state).toBe('success');
+    const envelope = done.stages[0].envelope;
+    expect(envelope?.artifacts).toEqual(['notes.txt', 'report.json']);
+    // Attempt 2 started in an empty folder of its own: attempt 1's files are not in it.
+    expect(envelope?.output).toEqual({ dir: `${h.config.artifactsRoot}/${run.id}/report/2`, count: 2 });
+  });
+
+  it('fails a run stage that leaves something in its artifacts folder that cannot be an artifact, naming and removing it', async () => {
+    const run = await h.runs.startRun({
+      pipeline: pipelineOf(
+        [runStage('bad', 'echo x > "$STAGEFLOW_ARTIFACTS_DIR/has space.txt"; echo y > "$STAGEFLOW_ARTIFACTS_DIR/fine.txt"')],
+        [],
+      ),
+      input: {},
+    });
+    const done = await waitForRun(h.runs, run.id);
+    const stage = done.stages[0];
+    expect(done.state).toBe('failed');
+    expect(stage.reason).toBe(
+      '$STAGEFLOW_ARTIFACTS_DIR held what cannot be an artifact (removed): "has space.txt" (it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-")',
+    );
+    expect(stage.envelope?.artifacts).toEqual(['fine.txt']);
+    expect(stage.logTail).toContain(
+      '[stageflow] removed "has space.txt" from the artifacts folder: it is not an artifact name: it must start with a letter or digit and use only letters, digits, ".", "_" and "-"',
+    );
+    expect(readdirSync(join(h.config.artifactsRoot, run.id, 'bad', '1'))).toEqual(['fine.txt']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ArtifactStore } from '@stageflow/artifacts';
 import type { RunnerConfig } from '@stageflow/config';
 import { EngineModule, StageAttempts } from '@stageflow/engine';
 import { RedisKeys } from '@stageflow/contracts';
@@ -14,6 +15,9 @@ import { StageLease } from './stage/stage-lease.service';
 import { StageProcessAdapter } from './stage/stage-process.adapter';
 import { StageWorker } from './stage/stage-worker.service';
 import { StageWorkspace } from './stage/stage-workspace.adapter';
+import { CdpStageTabConnector } from './stage/steps/cdp-stage-tab';
+import { STAGE_TAB_CONNECTOR } from './stage/steps/stage-tab';
+import { StepsExecutor } from './stage/steps/steps.executor';
 import { AbandonSweep } from './sweep/abandon-sweep.service';
 
 /** Everything a runner process does: the stage worker, cancels, the abandoned sweep, health. */
@@ -44,6 +48,9 @@ export class RunnerModule {
         BrowserHostClient,
         ActivityFiles,
         StageNavigations,
+        { provide: ArtifactStore, useValue: new ArtifactStore({ root: config.artifactsRoot, maxBytes: config.artifactMaxBytes }) },
+        { provide: STAGE_TAB_CONNECTOR, useClass: CdpStageTabConnector },
+        StepsExecutor,
         StageExecutor,
         StageLease,
         StageWorker,

@@ -66,6 +66,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     healthPort: 0,
     abandonCheckMs: 60000,
     browserHostUrl: 'http://127.0.0.1:3002',
+    artifactsRoot: join(workDir, 'artifacts'),
+    artifactMaxBytes: 8 * 1024 * 1024,
     ...options.config,
   };
   const runner: RunnerOptions = { sweep: false, health: false, killGraceMs: 500, watchMs: 500, ...options.runner };

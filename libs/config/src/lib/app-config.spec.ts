@@ -42,6 +42,27 @@ describe('loadRunnerConfig', () => {
   });
 });
 
+describe('artifacts root', () => {
+  it('defaults to <home>/artifacts for the api and the runner alike, with a 64 MiB cap', () => {
+    const env = { STAGEFLOW_HOME: '/srv/sf' };
+    expect(loadApiConfig(env).artifactsRoot).toBe('/srv/sf/artifacts');
+    expect(loadRunnerConfig(env).artifactsRoot).toBe('/srv/sf/artifacts');
+    expect(loadRunnerConfig(env).artifactMaxBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('takes STAGEFLOW_ARTIFACTS_ROOT, and refuses a relative one saying why', () => {
+    expect(loadApiConfig({ STAGEFLOW_ARTIFACTS_ROOT: '/data/artifacts' }).artifactsRoot).toBe('/data/artifacts');
+    expect(() => loadApiConfig({ STAGEFLOW_ARTIFACTS_ROOT: 'artifacts' })).toThrow(/STAGEFLOW_ARTIFACTS_ROOT="artifacts" must be an absolute path/);
+    expect(() => loadRunnerConfig({ STAGEFLOW_ARTIFACTS_ROOT: './a' })).toThrow(ConfigError);
+  });
+
+  it('bounds the per-artifact cap', () => {
+    expect(loadRunnerConfig({ STAGEFLOW_ARTIFACT_MAX_BYTES: '2048' }).artifactMaxBytes).toBe(2048);
+    expect(() => loadRunnerConfig({ STAGEFLOW_ARTIFACT_MAX_BYTES: '10' })).toThrow(/STAGEFLOW_ARTIFACT_MAX_BYTES="10" must be an integer from 1024/);
+    expect(() => loadRunnerConfig({ STAGEFLOW_ARTIFACT_MAX_BYTES: '1e6' })).toThrow(ConfigError);
+  });
+});
+
 describe('loadServiceConfig', () => {
   it('gives browser-host and the relay their own ports', () => {
     expect(loadServiceConfig('browser-host', {}).port).toBe(3002);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { defaultHome, Env, EnvReader, LOG_LEVELS, LogLevel } from './env';
 
 /** Where Redis is and how Stageflow names its keys there. */
@@ -31,6 +31,11 @@ export interface ApiConfig extends CommonConfig {
   bodyLimitBytes: number;
   /** Folder with the built console, served at `/`. (env `STAGEFLOW_CONSOLE_DIR`) */
   consoleDir?: string;
+  /**
+   * Where stage artifacts are kept, read-only for the api: the same folder the
+   * runners write. @defaultValue `<home>/artifacts` (env `STAGEFLOW_ARTIFACTS_ROOT`)
+   */
+  artifactsRoot: string;
 }
 
 export interface RunnerConfig extends CommonConfig {
@@ -54,6 +59,13 @@ export interface RunnerConfig extends CommonConfig {
    * @defaultValue `http://127.0.0.1:3002` (env `STAGEFLOW_BROWSER_HOST_URL`)
    */
   browserHostUrl: string;
+  /**
+   * Where stage artifacts are kept: `<root>/<run>/<stage>/<attempt>/<name>`.
+   * @defaultValue `<home>/artifacts` (env `STAGEFLOW_ARTIFACTS_ROOT`)
+   */
+  artifactsRoot: string;
+  /** Largest artifact in bytes. @defaultValue 64 MiB (env `STAGEFLOW_ARTIFACT_MAX_BYTES`) */
+  artifactMaxBytes: number;
 }
 
 /**
@@ -125,6 +137,21 @@ function bindHost(r: EnvReader, name: string): string {
   return host;
 }
 
+/**
+ * The artifacts root: absolute when set, so the api and the runners (other
+ * processes, other working directories) name the same folder.
+ */
+function artifactsRoot(r: EnvReader, home: string): string {
+  const value = r.optional('STAGEFLOW_ARTIFACTS_ROOT');
+  if (value === undefined) return resolve(home, 'artifacts');
+  if (!value.startsWith('/')) {
+    r.problems.push(
+      `STAGEFLOW_ARTIFACTS_ROOT="${value}" must be an absolute path (the api and every runner must name the same folder), e.g. /var/lib/stageflow-artifacts`,
+    );
+  }
+  return value;
+}
+
 export function loadApiConfig(env: Env = process.env): ApiConfig {
   const r = new EnvReader(env);
   const host = bindHost(r, 'STAGEFLOW_API_HOST');
@@ -137,13 +164,15 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     );
   }
   if (token !== undefined && token.length < 16) r.problems.push('STAGEFLOW_API_TOKEN must be at least 16 characters');
+  const base = common(r, env);
   const cfg: ApiConfig = {
-    ...common(r, env),
+    ...base,
     host,
     port: r.int('STAGEFLOW_API_PORT', 3000, 1, 65535),
     token,
     bodyLimitBytes: r.int('STAGEFLOW_API_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     consoleDir: r.optional('STAGEFLOW_CONSOLE_DIR'),
+    artifactsRoot: artifactsRoot(r, base.home),
   };
   r.done();
   return cfg;
@@ -161,6 +190,8 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
     healthPort: r.int('STAGEFLOW_RUNNER_HEALTH_PORT', 3001, 1, 65535),
     abandonCheckMs: r.int('STAGEFLOW_ABANDON_CHECK_MS', 10000, 500, 3600000),
     browserHostUrl: r.url('STAGEFLOW_BROWSER_HOST_URL', 'http://127.0.0.1:3002', ['http:', 'https:']),
+    artifactsRoot: artifactsRoot(r, base.home),
+    artifactMaxBytes: r.int('STAGEFLOW_ARTIFACT_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
   };
   r.done();
   return cfg;

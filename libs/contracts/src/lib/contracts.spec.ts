@@ -3,6 +3,7 @@ import { BROWSER_SESSION_ROUTES, parseOpenStageSessionRequest, parseStageActivit
 import { RedisKeys } from './keys';
 import { loginCheckRoute, parseLoginCheckRequest } from './login-check';
 import { parseStageJobPayload, stageJobId } from './queues';
+import { artifactNameProblem } from './artifacts';
 
 describe('parseStageJobPayload', () => {
   it('accepts a well-formed payload', () => {
@@ -129,5 +130,28 @@ describe('parseLoginCheckRequest', () => {
     [{ url: 'https://a.test/', cookie: 'sid', extra: 1 }, 'unknown field "extra"'],
   ])('refuses %j: %s', (raw, problem) => {
     expect(() => parseLoginCheckRequest(raw)).toThrow(problem);
+  });
+});
+
+describe('artifactNameProblem', () => {
+  it.each(['shot.png', 'report-1.json', 'a', 'A_b.c-d', 'x'.repeat(128)])('accepts %s', (name) => {
+    expect(artifactNameProblem(name)).toBeUndefined();
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['../etc/passwd', 'path separator'],
+    ['a/b.png', 'path separator'],
+    ['a\\b.png', 'path separator'],
+    ['..', '".."'],
+    ['a..png', '".."'],
+    ['.hidden', 'start with a letter or digit'],
+    ['-flag', 'start with a letter or digit'],
+    ['sp ace.png', 'only letters'],
+    ['nul\u0000.png', 'NUL'],
+    ['x'.repeat(129), 'at most 128'],
+    [7, 'not a string'],
+  ])('refuses %j (%s)', (name, problem) => {
+    expect(artifactNameProblem(name)).toContain(problem);
   });
 });

@@ -31,6 +31,13 @@ export const PIPELINE_DIAGNOSTIC_CODES = [
   'check_needs_profile',
   'invalid_verify',
   'profile_headed_mismatch',
+  // Steps stages
+  'no_steps',
+  'invalid_step',
+  'invalid_artifact_name',
+  'duplicate_output_field',
+  'duplicate_artifact_name',
+  'steps_output_mismatch',
   // Conditions
   'invalid_condition',
   'condition_unknown_field',

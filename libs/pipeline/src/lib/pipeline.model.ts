@@ -14,7 +14,7 @@ export interface Pipeline {
   edges: EdgeDefinition[];
 }
 
-export type StageKind = 'run' | 'gate';
+export type StageKind = 'run' | 'gate' | 'steps';
 
 interface StageBase {
   id: string;
@@ -48,7 +48,93 @@ export interface GateStageDefinition extends StageBase {
   message: string;
 }
 
-export type StageDefinition = RunStageDefinition | GateStageDefinition;
+/**
+ * Built-in browser actions on the stage's own tab, run in order by the
+ * runner: no command, no external agent. Needs a `browser:` block.
+ */
+export interface StepsStageDefinition extends StageBase {
+  kind: 'steps';
+  browser: BrowserBlock;
+  /** At least one. */
+  steps: StepAction[];
+}
+
+export type StageDefinition =
+  | RunStageDefinition
+  | GateStageDefinition
+  | StepsStageDefinition;
+
+/** A stage the runner executes as a queue job (and that may need a profile lease): not a gate. */
+export type JobStageDefinition = RunStageDefinition | StepsStageDefinition;
+
+/** One action of a `steps` stage. Values are literals from the YAML (there is no templating). */
+export type StepAction =
+  | GotoStep
+  | ClickStep
+  | FillStep
+  | PressStep
+  | WaitForStep
+  | ExtractStep
+  | ScreenshotStep;
+
+interface StepBase {
+  /**
+   * Most seconds the step may take (waiting for its element, page or
+   * condition), never more than what is left of the stage's timeout.
+   * Absent: the action's default (see STEP_DEFAULT_TIMEOUT_SECONDS).
+   */
+  timeoutSeconds?: number;
+}
+
+/** Opens an http(s) URL in the tab and waits for its load event. */
+export interface GotoStep extends StepBase {
+  action: 'goto';
+  url: string;
+}
+
+/** Clicks the centre of the first visible element matching a CSS selector. */
+export interface ClickStep extends StepBase {
+  action: 'click';
+  selector: string;
+}
+
+/** Replaces the text of an input, textarea or contenteditable element. */
+export interface FillStep extends StepBase {
+  action: 'fill';
+  selector: string;
+  value: string;
+}
+
+/** Presses one key, on the focused element or on `selector` (focused first). */
+export interface PressStep extends StepBase {
+  action: 'press';
+  key: string;
+  selector?: string;
+}
+
+/** Waits until an element is visible, the URL matches, or the page shows a text. */
+export interface WaitForStep extends StepBase {
+  action: 'wait_for';
+  condition: 'selector' | 'url' | 'text';
+  /** A CSS selector; a URL pattern (substring, or a glob with `*` matched against the whole URL); or a text. */
+  value: string;
+}
+
+/** Reads an element's text (default) or one of its attributes into output field `field`. */
+export interface ExtractStep extends StepBase {
+  action: 'extract';
+  field: string;
+  selector: string;
+  attribute?: string;
+}
+
+/** Saves a PNG of the tab as the attempt's artifact `name`. */
+export interface ScreenshotStep extends StepBase {
+  action: 'screenshot';
+  name: string;
+  /** The whole page, not only the viewport. @defaultValue false */
+  fullPage: boolean;
+}
 
 export interface EdgeDefinition {
   from: string;

@@ -53,6 +53,29 @@ describe('PIPELINE_JSON_SCHEMA', () => {
         ]),
       ],
       [
+        'a steps stage in short and mapping forms',
+        pipeline([
+          {
+            id: 's',
+            kind: 'steps',
+            browser: { profile: 'p' },
+            steps: [
+              { goto: 'https://x.test/login' },
+              { fill: { selector: '#u', value: '' } },
+              { click: '#go' },
+              { press: { key: 'Enter', selector: '#q', timeout_seconds: 5 } },
+              { wait_for: { url: '*/account*' } },
+              { extract: { field: 'name', selector: '#n', attribute: 'title' } },
+              { screenshot: { name: 'a.png', full_page: true } },
+            ],
+          },
+        ]),
+      ],
+      [
+        'a steps stage inferred from steps',
+        pipeline([{ id: 's', browser: {}, steps: [{ screenshot: 'a.png' }] }]),
+      ],
+      [
         'an edge with if',
         pipeline([stage, { id: 'b', command: 'b' }], {
           edges: [{ from: 'a', to: 'b', if: 'output.ok' }],
@@ -113,6 +136,44 @@ describe('PIPELINE_JSON_SCHEMA', () => {
         ]),
       ],
       ['version 2', pipeline([stage], { version: 2 })],
+      [
+        'a steps stage without a browser',
+        pipeline([{ id: 's', kind: 'steps', steps: [{ click: '#x' }] }]),
+      ],
+      [
+        'a steps stage with a command',
+        pipeline([
+          { id: 's', kind: 'steps', command: 'x', browser: {}, steps: [{ click: '#x' }] },
+        ]),
+      ],
+      [
+        'an empty steps list',
+        pipeline([{ id: 's', browser: {}, steps: [] }]),
+      ],
+      [
+        'a step with two actions',
+        pipeline([
+          { id: 's', browser: {}, steps: [{ goto: 'https://x.test', click: '#x' }] },
+        ]),
+      ],
+      [
+        'an unknown action',
+        pipeline([{ id: 's', browser: {}, steps: [{ clik: '#x' }] }]),
+      ],
+      [
+        'a screenshot name that is a path',
+        pipeline([{ id: 's', browser: {}, steps: [{ screenshot: '../a.png' }] }]),
+      ],
+      [
+        'a wait_for with two conditions',
+        pipeline([
+          { id: 's', browser: {}, steps: [{ wait_for: { text: 'a', selector: '#b' } }] },
+        ]),
+      ],
+      [
+        'steps and command without kind',
+        pipeline([{ id: 's', command: 'x', browser: {}, steps: [{ click: '#x' }] }]),
+      ],
       [
         'a domain with a scheme',
         pipeline([

@@ -1,4 +1,8 @@
-import { BROWSER_HOST_OPTIONS, PIPELINE_FORMAT } from './pipeline-format';
+import {
+  BROWSER_HOST_OPTIONS,
+  PIPELINE_FORMAT,
+  PRESS_KEYS,
+} from './pipeline-format';
 
 const F = PIPELINE_FORMAT;
 
@@ -82,11 +86,126 @@ const browser = {
   },
 };
 
+const stepTimeout = {
+  type: 'integer',
+  minimum: F.timeoutSeconds.min,
+  maximum: F.timeoutSeconds.max,
+  description:
+    "Most seconds this step may take; at most the stage's timeout_seconds.",
+};
+const selector = { type: 'string', minLength: 1, description: 'A CSS selector.' };
+const httpUrl = { type: 'string', pattern: '^https?://' };
+
+/** One action per step: its short form (a string) or its mapping form. */
+const oneAction = (
+  name: string,
+  description: string,
+  value: Record<string, unknown>,
+) => ({
+  type: 'object',
+  description,
+  additionalProperties: false,
+  required: [name],
+  properties: { [name]: value },
+});
+const mapping = (
+  properties: Record<string, unknown>,
+  required: string[],
+  extra: Record<string, unknown> = {},
+) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties: { ...properties, timeout_seconds: stepTimeout },
+  ...extra,
+});
+
+const step = {
+  description:
+    'One action on the stage\'s tab: goto, click, fill, press, wait_for, extract or screenshot.',
+  oneOf: [
+    oneAction('goto', 'Open a URL and wait for it to load.', {
+      oneOf: [httpUrl, mapping({ url: httpUrl }, ['url'])],
+    }),
+    oneAction('click', 'Click the first visible element matching a selector.', {
+      oneOf: [selector, mapping({ selector }, ['selector'])],
+    }),
+    oneAction(
+      'fill',
+      'Replace the text of an input, textarea or contenteditable element.',
+      mapping({ selector, value: { type: 'string' } }, ['selector', 'value']),
+    ),
+    oneAction(
+      'press',
+      `Press one key: one character or ${PRESS_KEYS.join(', ')}.`,
+      {
+        oneOf: [
+          { type: 'string', minLength: 1 },
+          mapping({ key: { type: 'string', minLength: 1 }, selector }, ['key']),
+        ],
+      },
+    ),
+    oneAction(
+      'wait_for',
+      'Wait until an element is visible (selector), the URL matches (url: substring, or glob with *), or the page shows a text.',
+      mapping(
+        {
+          selector,
+          url: { type: 'string', minLength: 1 },
+          text: { type: 'string', minLength: 1 },
+        },
+        [],
+        {
+          oneOf: [
+            { required: ['selector'] },
+            { required: ['url'] },
+            { required: ['text'] },
+          ],
+        },
+      ),
+    ),
+    oneAction(
+      'extract',
+      "Read an element's text, or one attribute, into an output field.",
+      mapping(
+        {
+          field: { type: 'string', pattern: F.outputFieldPattern },
+          selector,
+          attribute: { type: 'string', pattern: F.attributePattern },
+        },
+        ['field', 'selector'],
+      ),
+    ),
+    oneAction('screenshot', 'Save a PNG of the tab as an artifact.', {
+      oneOf: [
+        { type: 'string', pattern: F.screenshotNamePattern },
+        mapping(
+          {
+            name: { type: 'string', pattern: F.screenshotNamePattern },
+            full_page: { type: 'boolean', default: false },
+          },
+          ['name'],
+        ),
+      ],
+    }),
+  ],
+};
+
 const gateOnlyForbids = {
   anyOf: [
     { required: ['command'] },
     { required: ['cwd'] },
     { required: ['env'] },
+    { required: ['steps'] },
+  ],
+};
+
+const stepsForbids = {
+  anyOf: [
+    { required: ['command'] },
+    { required: ['cwd'] },
+    { required: ['env'] },
+    { required: ['message'] },
   ],
 };
 
@@ -101,9 +220,9 @@ const stage = {
       description: 'Unique stage id; edges refer to it.',
     },
     kind: {
-      enum: ['run', 'gate'],
+      enum: ['run', 'gate', 'steps'],
       description:
-        'run: runs command. gate: asks the operator. Default: run with command, gate with message.',
+        'run: runs command. gate: asks the operator. steps: built-in browser steps. Default: run with command, gate with message, steps with steps.',
     },
     description: { type: 'string' },
     command: {
@@ -154,6 +273,13 @@ const stage = {
       minLength: 1,
       description: 'What a gate asks the operator.',
     },
+    steps: {
+      type: 'array',
+      minItems: 1,
+      items: step,
+      description:
+        'The actions of a steps stage, run in order on its own browser tab.',
+    },
   },
   allOf: [
     {
@@ -162,14 +288,25 @@ const stage = {
     },
     {
       if: { required: ['kind'], properties: { kind: { const: 'run' } } },
-      then: { required: ['command'], not: { required: ['message'] } },
+      then: {
+        required: ['command'],
+        not: { anyOf: [{ required: ['message'] }, { required: ['steps'] }] },
+      },
+    },
+    {
+      if: { required: ['kind'], properties: { kind: { const: 'steps' } } },
+      then: { required: ['steps', 'browser'], not: stepsForbids },
     },
     {
       if: { not: { required: ['kind'] } },
       then: {
         oneOf: [
-          { required: ['command'], not: { required: ['message'] } },
+          {
+            required: ['command'],
+            not: { anyOf: [{ required: ['message'] }, { required: ['steps'] }] },
+          },
           { required: ['message'], not: gateOnlyForbids },
+          { required: ['steps', 'browser'], not: stepsForbids },
         ],
       },
     },

@@ -31,11 +31,23 @@ export function judgeOutput(
     }
   }
   if (hostFields) {
-    if (typeof output !== 'object' || output === null || Array.isArray(output)) {
-      return { ok: false, error: `output must be a JSON object, because the Host adds ${Object.keys(hostFields).join(', ')} to it` };
-    }
-    output = { ...output, ...hostFields };
+    const added = addHostFields(output, hostFields);
+    if (!added.ok) return added;
+    output = added.output;
   }
+  return judgeValue(output, schema, schemas);
+}
+
+/** The Host's fields (a login check's `logged_in` and `url`) over a stage's own output, which must then be an object. */
+export function addHostFields(output: unknown, hostFields: Record<string, unknown>): OutputVerdict {
+  if (typeof output !== 'object' || output === null || Array.isArray(output)) {
+    return { ok: false, error: `output must be a JSON object, because the Host adds ${Object.keys(hostFields).join(', ')} to it` };
+  }
+  return { ok: true, output: { ...output, ...hostFields } };
+}
+
+/** Judges a stage's output value against its `output_schema` (the error names the field). */
+export function judgeValue(output: unknown, schema: JsonSchema | undefined, schemas: SchemaCheck): OutputVerdict {
   if (schema !== undefined) {
     const problems = schemas.problems(schema, output);
     if (problems.length) return { ok: false, error: schemaMismatch('output', problems) };

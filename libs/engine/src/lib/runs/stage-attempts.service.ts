@@ -7,7 +7,7 @@ import {
   StageJobPayload,
   StageState,
 } from '@stageflow/contracts';
-import type { RunStageDefinition } from '@stageflow/pipeline';
+import { isJobStage, type JobStageDefinition } from '@stageflow/pipeline';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
 import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
@@ -19,7 +19,7 @@ import { expectRun, expectStage, transitionRun, transitionStage } from './transi
 export type Claim =
   | {
       outcome: 'run';
-      stage: RunStageDefinition;
+      stage: JobStageDefinition;
       input: unknown;
       attempt: number;
       maxAttempts: number;
@@ -67,13 +67,13 @@ export class StageAttempts {
   async leaseProfile(job: StageJobPayload): Promise<string | undefined> {
     const snapshot = await this.store.snapshot(job.runId);
     const definition = snapshot?.pipeline.stages.find((s) => s.id === job.stageId);
-    return definition?.kind === 'run' ? definition.browser?.profile : undefined;
+    return isJobStage(definition) ? definition.browser?.profile : undefined;
   }
 
   /** Every browser profile the run's stages need. */
   async leaseProfiles(runId: string): Promise<string[]> {
     const snapshot = await this.store.snapshot(runId);
-    const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (s.kind === 'run' ? s.browser?.profile : undefined));
+    const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (isJobStage(s) ? s.browser?.profile : undefined));
     return [...new Set(profiles.filter((p): p is string => !!p))];
   }
 
@@ -126,7 +126,7 @@ export class StageAttempts {
     if (!snapshot) return [];
     const woken: string[] = [];
     for (const stage of snapshot.pipeline.stages) {
-      if (stage.kind !== 'run' || stage.browser?.profile !== profile) continue;
+      if (!isJobStage(stage) || stage.browser?.profile !== profile) continue;
       const [attempt, wakes] = await this.store.stageFields(runId, stage.id, [STAGE_FIELDS.attempt, STAGE_FIELDS.leaseWakes]);
       const commit = this.store.newCommit(runId);
       transitionStage(commit, this.keys, stage.id, {
@@ -155,7 +155,7 @@ export class StageAttempts {
     if (!snapshot) return { outcome: 'drop', reason: 'the run does not exist' };
     const definition = snapshot.pipeline.stages.find((s) => s.id === job.stageId);
     if (!definition) return { outcome: 'drop', reason: 'the run has no such stage' };
-    if (definition.kind !== 'run') return { outcome: 'drop', reason: `a ${definition.kind} stage has no job` };
+    if (!isJobStage(definition)) return { outcome: 'drop', reason: `a ${definition.kind} stage has no job` };
 
     const stageKey = this.keys.stage(job.runId, job.stageId);
     const commit = this.store.newCommit(job.runId);

@@ -206,6 +206,23 @@ describe('planAdvance: gates and run state', () => {
     expect(actions).toEqual([{ type: 'run-state', state: 'waiting', reason }]);
   });
 
+  it('queues a steps stage like a run stage, in a slot, and names its lease wait', () => {
+    const browser = { profile: 'p', headed: true, allowDomains: [] };
+    const steps: StageDefinition = {
+      id: 'look',
+      kind: 'steps',
+      browser,
+      steps: [{ action: 'goto', url: 'https://x.test' }],
+      timeoutSeconds: 60,
+      retries: 0,
+    };
+    const p = pipeline([steps, run('other')], [], 1);
+    expect(types(plan(p))).toEqual(['stage-ready:look', 'stage-ready:other', 'stage-queued:look']);
+    const reason = 'waiting for browser profile p held by run r0';
+    const parked = plan(p, { look: { state: 'waiting', attempt: 1, reason }, other: { state: 'success', attempt: 1 } }, 'running');
+    expect(parked).toEqual([{ type: 'run-state', state: 'waiting', reason }]);
+  });
+
   it('does not count a stage parked for a lease against the slots', () => {
     const lease = pipeline([run('work'), run('other')], [], 1);
     const actions = plan(lease, { work: { state: 'waiting', attempt: 1, reason: 'waiting for browser profile p' }, other: { state: 'ready', attempt: 0 } }, 'running');

@@ -1,5 +1,5 @@
 import { isTerminalRunState, isTerminalStageState, SLOT_STAGE_STATES, StageState } from '@stageflow/contracts';
-import type { Pipeline } from '@stageflow/pipeline';
+import { isJobStage, type Pipeline } from '@stageflow/pipeline';
 import { decideJoin } from './join.rule';
 import { pipelineGraph } from './pipeline.graph';
 import type { PlanAction, PlanDeps, PlannedStage, RunPlanInput } from './run-plan';
@@ -18,7 +18,7 @@ const MOVING_STATES: readonly StageState[] = ['ready', 'queued', 'running'];
  * 2. pending stages whose parents have all ended are decided by the join rule
  *    (ready or skipped), parents before children, so skips propagate in one
  *    pass; a ready stage whose input does not fit its input schema fails;
- * 3. ready gates open (waiting, no slot); ready run stages are queued while
+ * 3. ready gates open (waiting, no slot); ready job stages (run, steps) are queued while
  *    fewer than `maxActiveStages` stages are queued or running, in pipeline order;
  * 4. the run becomes success (every stage ended), waiting (no stage is ready,
  *    queued or running: only open gates and the stages behind them are left)
@@ -73,9 +73,9 @@ export function planAdvance(pipeline: Pipeline, run: RunPlanInput, deps: PlanDep
   if (open.length === 0) {
     actions.push({ type: 'run-state', state: 'success' });
   } else if (!open.some((s) => MOVING_STATES.includes(s.state))) {
-    // Only gates, stages parked for a browser-profile lease (run stages that
+    // Only gates, stages parked for a browser-profile lease (job stages that
     // wait) and the stages behind them are left: the run waits, and says for what.
-    const leaseWait = pipeline.stages.find((s) => s.kind === 'run' && work[s.id]?.state === 'waiting');
+    const leaseWait = pipeline.stages.find((s) => isJobStage(s) && work[s.id]?.state === 'waiting');
     const reason = leaseWait ? (work[leaseWait.id].reason ?? 'waiting for a browser profile') : 'waiting for an operator';
     if (run.runState !== 'waiting') actions.push({ type: 'run-state', state: 'waiting', reason });
   } else if (run.runState === 'waiting') {

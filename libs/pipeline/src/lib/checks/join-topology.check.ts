@@ -51,8 +51,9 @@ export function checkInputSchemas(
     if (!child?.inputSchema || parents.length === 0) continue;
     for (const edge of parents) {
       const parent = graph.stages.get(edge.from);
-      if (parent?.outputSchema === undefined) continue;
-      const problems = schemaMismatches(parent.outputSchema, child.inputSchema);
+      const output = parent?.outputSchema ?? parent?.impliedOutputSchema;
+      if (output === undefined) continue;
+      const problems = schemaMismatches(output, child.inputSchema);
       if (problems.length === 0) continue;
       const join = parents.length > 1;
       sink.error(
@@ -62,7 +63,9 @@ export function checkInputSchemas(
           (join
             ? ` "${id}" joins ${parents.length} stages and may run after any of them, so each parent's output must fit.`
             : ''),
-        `Make output_schema of "${edge.from}" guarantee what "${id}" requires (same property names, types and required list), or relax input_schema of "${id}".`,
+        parent?.outputSchema === undefined
+          ? `Add extract steps to "${edge.from}" for what "${id}" requires (its output is exactly its extracted fields, as text), or relax input_schema of "${id}".`
+          : `Make output_schema of "${edge.from}" guarantee what "${id}" requires (same property names, types and required list), or relax input_schema of "${id}".`,
       );
     }
   }

@@ -14,7 +14,9 @@ export function checkConditionFields(
 ): void {
   for (const edge of graph.edges) {
     const condition = edge.draft.condition;
-    const schema = graph.stages.get(edge.from)?.outputSchema;
+    const from = graph.stages.get(edge.from);
+    const schema = from?.outputSchema ?? from?.impliedOutputSchema;
+    const implied = from?.outputSchema === undefined;
     if (
       !condition ||
       typeof schema !== 'object' ||
@@ -36,8 +38,12 @@ export function checkConditionFields(
       sink.warning(
         'condition_unknown_field',
         edge.draft.ifAt ?? edge.draft.at,
-        `The if on ${edge.from} → ${edge.to} reads output.${field}, but the output_schema of "${edge.from}" has no "${field}" and allows no other properties, so it is always null.`,
-        `Use a declared property (${names.join(', ') || 'none declared'}), or add "${field}" to the output_schema of "${edge.from}".`,
+        implied
+          ? `The if on ${edge.from} → ${edge.to} reads output.${field}, but no extract step of "${edge.from}" writes "${field}", so it is always null.`
+          : `The if on ${edge.from} → ${edge.to} reads output.${field}, but the output_schema of "${edge.from}" has no "${field}" and allows no other properties, so it is always null.`,
+        implied
+          ? `Use an extracted field (${names.join(', ') || 'none extracted'}), or add an extract step with field: ${field} to "${edge.from}".`
+          : `Use a declared property (${names.join(', ') || 'none declared'}), or add "${field}" to the output_schema of "${edge.from}".`,
       );
     }
   }

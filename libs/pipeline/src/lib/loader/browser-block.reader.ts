@@ -197,7 +197,7 @@ function readCheck(
   return check as BrowserCheck;
 }
 
-function checkUrl(
+export function checkUrl(
   reader: YamlNodeReader,
   field: Field,
   what: string,

@@ -4,6 +4,8 @@ import type { JsonSchemaCheck } from '../checks/json-schema.check';
 import { PIPELINE_FORMAT, STAGE_KEYS, VERIFY_VALUES } from '../pipeline-format';
 import { readBrowserBlock, type BrowserDraft } from './browser-block.reader';
 import type { Position } from './diagnostic.sink';
+import { checkStepsOutputSchema } from '../checks/steps-output.check';
+import { impliedStepsOutputSchema, readSteps } from './steps.reader';
 import type { Field, YamlNodeReader } from './yaml-node.reader';
 
 /** A stage as read: the definition when it is complete, and where its parts are. */
@@ -15,6 +17,11 @@ export interface StageDraft {
   idAt: Position;
   inputSchemaAt?: Position;
   outputSchema?: JsonSchema;
+  /**
+   * What a stage's output is known to be without an output_schema: a `steps`
+   * stage returns exactly its extracted fields, as text.
+   */
+  impliedOutputSchema?: JsonSchema;
   inputSchema?: JsonSchema;
   browser?: BrowserDraft;
 }
@@ -22,6 +29,12 @@ export interface StageDraft {
 const STAGE_ID = new RegExp(PIPELINE_FORMAT.stageIdPattern);
 const ENV_KEY = new RegExp(PIPELINE_FORMAT.envKeyPattern);
 const RUN_ONLY = ['command', 'cwd', 'env'] as const;
+/** The key that makes a stage each kind when `kind` is left out. */
+const KIND_KEYS = [
+  ['command', 'run'],
+  ['message', 'gate'],
+  ['steps', 'steps'],
+] as const;
 
 export function readStage(
   reader: YamlNodeReader,
@@ -117,14 +130,16 @@ export function readStage(
   const stageId = draft.id ?? '';
 
   if (kind === 'gate') {
-    for (const key of RUN_ONLY) {
+    for (const key of [...RUN_ONLY, 'steps'] as const) {
       const extra = fields.get(key);
       if (extra) {
         reader.error(
           'field_not_allowed',
           extra,
           `Stage "${name}" is a gate, so it cannot have "${key}": a gate waits for the operator and runs nothing.`,
-          `Remove "${key}", or make it a run stage (kind: run) and drop "message".`,
+          key === 'steps'
+            ? 'Remove "steps", or make it a steps stage (kind: steps) and drop "message".'
+            : `Remove "${key}", or make it a run stage (kind: run) and drop "message".`,
           extra.keyAt,
         );
       }
@@ -144,6 +159,67 @@ export function readStage(
     return draft;
   }
 
+  if (kind === 'steps') {
+    for (const key of [...RUN_ONLY, 'message'] as const) {
+      const extra = fields.get(key);
+      if (!extra) continue;
+      reader.error(
+        'field_not_allowed',
+        extra,
+        `Stage "${name}" is a steps stage, so it cannot have "${key}": it runs its built-in browser steps, no command${key === 'message' ? ', and asks no operator' : ''}.`,
+        key === 'message'
+          ? 'Remove "message", or make it a gate (kind: gate) and drop "steps".'
+          : `Remove "${key}", or make it a run stage (kind: run, with a command) and drop "steps".`,
+        extra.keyAt,
+      );
+    }
+    const browserField = fields.get('browser');
+    if (!browserField) {
+      reader.error(
+        'missing_field',
+        field,
+        `Steps stage "${name}" has no browser block: its steps drive the stage's own browser tab.`,
+        'Add browser: with at least a profile (a saved login, e.g. browser: {profile: work-site}), or browser: {} for a throw-away browser.',
+      );
+    }
+    const stepsField = fields.get('steps');
+    if (!stepsField) {
+      reader.error(
+        'missing_field',
+        field,
+        `Steps stage "${name}" has no steps.`,
+        'Add steps: a list of actions, e.g. steps: [{goto: "https://example.com"}, {screenshot: home.png}].',
+      );
+      return draft;
+    }
+    const steps = readSteps(reader, stepsField, name, timeoutSeconds);
+    if (draft.outputSchema === undefined) {
+      draft.impliedOutputSchema = impliedStepsOutputSchema(steps.fields);
+    } else {
+      checkStepsOutputSchema(reader, fields.get('output_schema') as Field, draft.outputSchema, steps.fields, name);
+    }
+    if (steps.steps && draft.browser) {
+      draft.definition = {
+        id: stageId,
+        kind: 'steps',
+        steps: steps.steps,
+        ...common,
+        browser: draft.browser.block,
+      };
+    }
+    return draft;
+  }
+
+  const stepsOnRun = fields.get('steps');
+  if (kind === 'run' && stepsOnRun) {
+    reader.error(
+      'field_not_allowed',
+      stepsOnRun,
+      `Stage "${name}" is a run stage, so it cannot have "steps": it runs its command.`,
+      'Remove "steps", or make it a steps stage (kind: steps) and drop "command".',
+      stepsOnRun.keyAt,
+    );
+  }
   const messageField = fields.get('message');
   if (kind === 'run' && messageField) {
     reader.error(
@@ -197,35 +273,34 @@ function readKind(
   const kindField = fields.get('kind');
   if (kindField) {
     const kind = reader.string(kindField, 'kind');
-    if (kind === 'run' || kind === 'gate') return kind;
+    if (kind === 'run' || kind === 'gate' || kind === 'steps') return kind;
     if (kind !== undefined) {
       reader.error(
         'invalid_value',
         kindField,
         `Stage "${name}" has kind ${JSON.stringify(kind)}.`,
-        'Use kind: run (runs a command) or kind: gate (asks the operator).',
+        'Use kind: run (runs a command), kind: gate (asks the operator) or kind: steps (built-in browser steps).',
       );
     }
     return undefined;
   }
-  const hasCommand = fields.has('command');
-  const hasMessage = fields.has('message');
-  if (hasCommand && hasMessage) {
+  const present = KIND_KEYS.filter(([key]) => fields.has(key));
+  if (present.length > 1) {
+    const keys = present.map(([key]) => key);
     reader.error(
       'ambiguous_kind',
       stage,
-      `Stage "${name}" has both command and message, so it is unclear whether it runs or asks.`,
-      'Keep command for a run stage or message for a gate; or state kind: run / kind: gate.',
+      `Stage "${name}" has ${keys.join(' and ')}, so it is unclear what kind of stage it is.`,
+      'Keep command for a run stage, message for a gate or steps for a steps stage; or state kind: run / gate / steps.',
     );
     return undefined;
   }
-  if (hasCommand) return 'run';
-  if (hasMessage) return 'gate';
+  if (present.length === 1) return present[0][1];
   reader.error(
     'missing_field',
     stage,
-    `Stage "${name}" has neither command nor message.`,
-    'Add command: … for a stage that runs something, or message: … for a gate that asks the operator.',
+    `Stage "${name}" has neither command, message nor steps.`,
+    'Add command: … for a stage that runs something, message: … for a gate that asks the operator, or steps: […] for built-in browser steps.',
   );
   return undefined;
 }
