@@ -22,7 +22,7 @@ export type {
   StepsStageDefinition,
   WaitForStep,
 } from './lib/pipeline.model';
-export { isJobStage } from './lib/stage-kinds';
+export { isJobStage, isLoginGate, isQueuedStage, type QueuedStageDefinition } from './lib/stage-kinds';
 export {
   PRESS_KEYS,
   STEP_DEFAULT_TIMEOUT_SECONDS,

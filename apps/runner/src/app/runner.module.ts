@@ -7,6 +7,7 @@ import { ProfileLeases } from '@stageflow/leases';
 import { HealthServer } from './health/health.server';
 import { RunnerOptions, resolveRunnerOptions } from './runner.options';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from './runner.tokens';
+import { LoginGateExecutor } from './stage/login/login-gate.executor';
 import { StageExecutor } from './stage/stage-executor.service';
 import { ActivityFiles } from './stage/activity/activity-files.adapter';
 import { StageNavigations } from './stage/activity/stage-navigations.service';
@@ -52,6 +53,7 @@ export class RunnerModule {
         { provide: STAGE_TAB_CONNECTOR, useClass: CdpStageTabConnector },
         StepsExecutor,
         StageExecutor,
+        LoginGateExecutor,
         StageLease,
         StageWorker,
         AbandonSweep,

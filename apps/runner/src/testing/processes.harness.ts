@@ -62,8 +62,8 @@ export interface BrowserHostProcess {
   stop(): Promise<void>;
 }
 
-/** browser-host (apps/browser-host/src/main.ts) with a home, host id and temp root of its own, on `prefix`. */
-export async function startBrowserHost(prefix: string, configYaml = ''): Promise<BrowserHostProcess> {
+/** browser-host (apps/browser-host/src/main.ts) with a home, host id and temp root of its own, on `prefix`; `env` adds settings. */
+export async function startBrowserHost(prefix: string, configYaml = '', env: Record<string, string> = {}): Promise<BrowserHostProcess> {
   const root = await mkdtemp(join(tmpdir(), 'sf-bhost-'));
   const home = join(root, 'home');
   await mkdir(home, { recursive: true, mode: 0o700 });
@@ -82,6 +82,7 @@ export async function startBrowserHost(prefix: string, configYaml = ''): Promise
       STAGEFLOW_BROWSER_HOST_PORT: String(port),
       STAGEFLOW_LOG_LEVEL: 'warn',
       SWC_NODE_PROJECT: 'tsconfig.base.json',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

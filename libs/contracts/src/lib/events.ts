@@ -1,5 +1,5 @@
+import type { LoginGateInfo, StageEnvelope } from './records';
 import type { RunState, StageState } from './states';
-import type { StageEnvelope } from './records';
 
 /**
  * One entry of a run's history. The WebSocket sends the same shape. `seq` is
@@ -21,7 +21,7 @@ export interface RunEventData {
   'stage.state': { state: StageState; attempt: number; reason?: string };
   'stage.log': { stream: 'stdout' | 'stderr'; line: string };
   'stage.output': { envelope: StageEnvelope };
-  'gate.opened': { message: string };
+  'gate.opened': { message: string; login?: LoginGateInfo };
   'gate.answered': { decision: 'accept' | 'reject'; note?: string };
   'run.warning': { code: string; message: string };
 }

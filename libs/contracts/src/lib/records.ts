@@ -16,6 +16,24 @@ export interface StageEnvelope {
   error?: string;
 }
 
+/**
+ * A human login gate's hand-off, stored with the gate and sent in `gate.opened`:
+ * how the operator sees the browser, and the stable path of its live view
+ * (a ticket is asked for separately; the path never carries one).
+ */
+export interface LoginGateInfo {
+  handoff: 'local_window' | 'live_view';
+  /** `/api/runs/<run>/stages/<stage>/live-view`. */
+  livePath: string;
+  /** The page the browser was opened at (`login_url`, or `check.url`). */
+  url: string;
+}
+
+/** The stable live-view path of a stage (served by the api, streamed by live-view-relay). */
+export function liveViewPath(runId: string, stageId: string): string {
+  return `/api/runs/${encodeURIComponent(runId)}/stages/${encodeURIComponent(stageId)}/live-view`;
+}
+
 /** A gate's answer, stored on the gate stage. */
 export interface GateAnswer {
   decision: 'accept' | 'reject';
@@ -50,5 +68,5 @@ export interface StageRecord {
   envelope?: StageEnvelope;
   /** Last lines of stdout/stderr (bounded). */
   logTail: string[];
-  gate?: { message: string; answer?: GateAnswer };
+  gate?: { message: string; login?: LoginGateInfo; answer?: GateAnswer };
 }

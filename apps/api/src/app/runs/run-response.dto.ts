@@ -48,9 +48,20 @@ export class GateAnswerDto {
   }
 }
 
+export class LoginGateDto {
+  @ApiProperty({ enum: ['local_window', 'live_view'], description: 'How the operator sees the browser: a window on the Host\'s screen, or the live view in the console.' })
+  handoff!: 'local_window' | 'live_view';
+  @ApiProperty({ example: '/api/runs/r_1/stages/login/live-view', description: 'Stable path of the live view (ask for a ticket to open it; the path never carries one).' })
+  livePath!: string;
+  @ApiProperty({ description: 'The page the browser was opened at (login_url, or check.url).' })
+  url!: string;
+}
+
 export class GateDto {
   @ApiProperty({ description: 'What the operator is asked.' })
   message!: string;
+  @ApiPropertyOptional({ type: LoginGateDto, description: 'Only on a human login gate (verify: browser_login) once its browser is open.' })
+  login?: LoginGateDto;
   @ApiPropertyOptional({ type: GateAnswerDto })
   answer?: GateAnswerDto;
 }
@@ -94,7 +105,13 @@ export class StageResponseDto {
       endedAt: s.endedAt,
       envelope: s.envelope && StageEnvelopeDto.from(s.envelope),
       logTail: s.logTail,
-      gate: s.gate && omitUndefined({ message: s.gate.message, answer: s.gate.answer && GateAnswerDto.from(s.gate.answer) }),
+      gate:
+        s.gate &&
+        omitUndefined({
+          message: s.gate.message,
+          login: s.gate.login && { handoff: s.gate.login.handoff, livePath: s.gate.login.livePath, url: s.gate.login.url },
+          answer: s.gate.answer && GateAnswerDto.from(s.gate.answer),
+        }),
     });
   }
 }

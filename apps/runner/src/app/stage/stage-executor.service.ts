@@ -3,7 +3,7 @@ import { ArtifactStore } from '@stageflow/artifacts';
 import type { LoginCheckRequest, LoginCheckResult, OpenStageSessionRequest, StageEnvelope, StageJobPayload, StageSession } from '@stageflow/contracts';
 import { AttemptResult, Claim, SchemaCheck, StageAttempts } from '@stageflow/engine';
 import type { LeaseGrant } from '@stageflow/leases';
-import type { BrowserCheck, JobStageDefinition, RunStageDefinition, StepsStageDefinition } from '@stageflow/pipeline';
+import type { BrowserCheck, JobStageDefinition, QueuedStageDefinition, RunStageDefinition, StepsStageDefinition } from '@stageflow/pipeline';
 import { RUNNER_OPTIONS } from '../runner.tokens';
 import { BrowserHostClient, BrowserHostError } from './browser-host.client';
 import type { ResolvedRunnerOptions } from '../runner.options';
@@ -15,7 +15,8 @@ import { StageRedaction, stageRedaction } from './stage-redaction';
 import { StageWorkspace } from './stage-workspace.adapter';
 import { StepsExecutor } from './steps/steps.executor';
 
-type Runnable = Extract<Claim, { outcome: 'run' }>;
+/** A claimed job stage (run or steps); human login gates go to the LoginGateExecutor. */
+type Runnable = Extract<Claim, { outcome: 'run' }> & { stage: JobStageDefinition };
 
 /** Why the runner stopped a process itself. */
 type StopReason = 'timeout' | 'cancel' | 'shutdown';
@@ -297,7 +298,7 @@ export class StageExecutor {
 }
 
 /** What browser-host needs to open the stage's tab: the `browser:` block and, with a profile, the lease's fencing token. */
-export function sessionRequest(job: StageJobPayload, stage: JobStageDefinition, grant?: LeaseGrant): OpenStageSessionRequest {
+export function sessionRequest(job: StageJobPayload, stage: QueuedStageDefinition, grant?: LeaseGrant): OpenStageSessionRequest {
   const browser = stage.browser;
   if (!browser) throw new Error(`stage ${job.stageId} has no browser block`);
   if (browser.profile && grant?.profile !== browser.profile) {

@@ -3,6 +3,7 @@ import type { RunnerConfig } from '@stageflow/config';
 import { RedisKeys, StageJobPayload } from '@stageflow/contracts';
 import type { CancelBus, Claim, EngineRedis, StageAttempts } from '@stageflow/engine';
 import { resolveRunnerOptions } from '../runner.options';
+import type { LoginGateExecutor } from './login/login-gate.executor';
 import type { StageExecutor } from './stage-executor.service';
 import type { StageLease } from './stage-lease.service';
 import type { StageProcessAdapter } from './stage-process.adapter';
@@ -16,10 +17,12 @@ function setup(claim: Claim, host = 'runner-a', admission: Awaited<ReturnType<St
     finish: jest.fn(async () => 'recorded' as const),
   };
   const executor = { execute: jest.fn(async () => ({ state: 'success' as const })) };
+  const loginGates = { run: jest.fn(async () => undefined) };
   const processes = { host, killLeftover: jest.fn(() => true) };
   const worker = new StageWorker(
     attempts as unknown as StageAttempts,
     executor as unknown as StageExecutor,
+    loginGates as unknown as LoginGateExecutor,
     processes as unknown as StageProcessAdapter,
     {} as CancelBus,
     lease as unknown as StageLease,
@@ -28,7 +31,7 @@ function setup(claim: Claim, host = 'runner-a', admission: Awaited<ReturnType<St
     {} as RunnerConfig,
     resolveRunnerOptions(),
   );
-  return { worker, attempts, executor, processes, lease };
+  return { worker, attempts, executor, processes, lease, loginGates };
 }
 
 const job = (data: unknown) => ({ id: 'j1', data }) as Job<StageJobPayload>;
@@ -57,6 +60,17 @@ describe('StageWorker.process', () => {
     await worker.process(job(payload));
     expect(executor.execute).toHaveBeenCalledWith(payload, claim, grant);
     expect(attempts.finish).toHaveBeenCalledWith(payload, { state: 'success' });
+  });
+
+  it('hands a human login gate to the login-gate executor, which records its own phases', async () => {
+    const stage = { id: 'login', kind: 'gate', verify: 'browser_login', message: 'Sign in' } as never;
+    const claim: Claim = { outcome: 'run', stage, input: {}, attempt: 1, maxAttempts: 1 };
+    const grant = { scope: 'local', profile: 'p', runId: 'r1', token: 4 };
+    const { worker, attempts, executor, loginGates } = setup(claim, 'runner-a', { outcome: 'go', grant });
+    await worker.process(job(payload));
+    expect(loginGates.run).toHaveBeenCalledWith(payload, claim, grant);
+    expect(executor.execute).not.toHaveBeenCalled();
+    expect(attempts.finish).not.toHaveBeenCalled();
   });
 
   it('records a lost attempt, then kills its process group only when it ran on this host', async () => {

@@ -5,6 +5,8 @@ import { parseStageJobPayload, RedisKeys, STAGE_QUEUE, StageJobPayload } from '@
 import { CancelBus, EngineRedis, StageAttempts } from '@stageflow/engine';
 import { RUNNER_CONFIG, RUNNER_OPTIONS } from '../runner.tokens';
 import type { ResolvedRunnerOptions } from '../runner.options';
+import { isLoginGate, type JobStageDefinition } from '@stageflow/pipeline';
+import { LoginGateExecutor } from './login/login-gate.executor';
 import { StageExecutor } from './stage-executor.service';
 import { StageLease } from './stage-lease.service';
 import { StageProcessAdapter } from './stage-process.adapter';
@@ -24,6 +26,7 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(
     private readonly attempts: StageAttempts,
     private readonly executor: StageExecutor,
+    private readonly loginGates: LoginGateExecutor,
     private readonly processes: StageProcessAdapter,
     private readonly cancelBus: CancelBus,
     private readonly lease: StageLease,
@@ -106,7 +109,11 @@ export class StageWorker implements OnApplicationBootstrap, BeforeApplicationShu
       }
       return;
     }
-    const result = await this.executor.execute(payload, claim, admission.grant);
+    if (isLoginGate(claim.stage)) {
+      await this.loginGates.run(payload, claim, admission.grant);
+      return;
+    }
+    const result = await this.executor.execute(payload, { ...claim, stage: claim.stage as JobStageDefinition }, admission.grant);
     await this.attempts.finish(payload, result);
   }
 

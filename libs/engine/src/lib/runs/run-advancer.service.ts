@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { isTerminalRunState, RedisKeys, StageJobPayload } from '@stageflow/contracts';
-import { evaluateCondition, isJobStage, StageDefinition } from '@stageflow/pipeline';
+import { evaluateCondition, isQueuedStage, StageDefinition } from '@stageflow/pipeline';
 import { Clock } from '../clock.adapter';
 import { ENGINE_OPTIONS } from '../engine.tokens';
 import type { ResolvedEngineOptions } from '../engine.options';
@@ -199,7 +199,7 @@ export class RunAdvancer {
     return Promise.all(
       jobs.map(async (job) => {
         const definition = state.pipeline.stages.find((s) => s.id === job.stageId);
-        if (!isJobStage(definition) || !definition.browser?.profile) return job;
+        if (!isQueuedStage(definition) || !definition.browser?.profile) return job;
         const [wakes] = await this.store.stageFields(runId, job.stageId, [STAGE_FIELDS.leaseWakes]);
         return wakes ? { ...job, wake: Number(wakes) } : job;
       }),

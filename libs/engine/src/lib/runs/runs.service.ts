@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   ConflictError,
+  GateAnswer,
   isTerminalRunState,
   isTerminalStageState,
   NotFoundError,
@@ -18,7 +19,9 @@ import type {
   RunView,
   StartRunRequest,
 } from '../engine.api';
+import { isLoginGate, type StageDefinition } from '@stageflow/pipeline';
 import { Clock } from '../clock.adapter';
+import type { Commit } from '../store/commit';
 import { RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
 import { CancelBus } from './cancel.bus';
@@ -176,6 +179,10 @@ export class RunsService implements RunsApi {
       const accepted = decision.decision === 'accept';
       const note = decision.note;
       const answer = { decision: decision.decision, ...(note !== undefined ? { note } : {}), at: commit.at };
+      if (accepted && isLoginGate(await this.definitionOf(runId, stageId))) {
+        await this.acceptLoginGate(commit, stage, answer);
+        return;
+      }
       const envelope = {
         ok: accepted,
         stage: stageId,
@@ -206,6 +213,38 @@ export class RunsService implements RunsApi {
       await this.advancer.advanceLocked(runId);
     });
     return this.getStage(runId, stageId);
+  }
+
+  /**
+   * Accept on a human login gate: the Host checks the login before the stage
+   * succeeds (`verify: browser_login`), so the gate goes back to the queue at the
+   * same attempt (waiting → ready; its job gets a new id through `leaseWakes`) and
+   * the runner that takes it runs the check.
+   */
+  private async acceptLoginGate(commit: Commit, stage: StageRecord, answer: GateAnswer): Promise<void> {
+    const { runId, id: stageId } = stage;
+    const [wakes] = await this.store.stageFields(runId, stageId, [STAGE_FIELDS.leaseWakes]);
+    commit.event('gate.answered', { decision: answer.decision, ...(answer.note !== undefined ? { note: answer.note } : {}) }, stageId);
+    transitionStage(commit, this.keys, stageId, {
+      expect: [expectStage.in('waiting'), expectStage.attempt(stage.attempt), expectStage.wake(wakes ? Number(wakes) : undefined)],
+      state: 'ready',
+      attempt: stage.attempt,
+      reason: 'accepted by the operator; the Host checks the login',
+      fields: {
+        [STAGE_FIELDS.gate]: JSON.stringify({ ...(stage.gate ?? { message: '' }), answer }),
+        [STAGE_FIELDS.leaseWakes]: Number(wakes ?? 0) + 1,
+      },
+    });
+    commit.hash(this.keys.run(runId), { expect: [expectRun.open()] });
+    commit.markOn(this.keys.stage(runId, stageId));
+    if ((await this.store.commit(commit)).status === 'conflict') {
+      throw new ConflictError('gate_not_waiting', `Gate "${stageId}" is no longer waiting for an answer.`);
+    }
+    await this.advancer.advanceLocked(runId);
+  }
+
+  private async definitionOf(runId: string, stageId: string): Promise<StageDefinition | undefined> {
+    return (await this.store.snapshot(runId))?.pipeline.stages.find((s) => s.id === stageId);
   }
 
   async readEvents(runId: string, afterSeq: number, limit: number): Promise<RunEvent[]> {

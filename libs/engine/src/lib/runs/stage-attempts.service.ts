@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import {
   isTerminalRunState,
+  LoginGateInfo,
+  StageRecord,
   RedisKeys,
   RunState,
   StageEnvelope,
   StageJobPayload,
   StageState,
 } from '@stageflow/contracts';
-import { isJobStage, type JobStageDefinition } from '@stageflow/pipeline';
+import { isQueuedStage, type QueuedStageDefinition } from '@stageflow/pipeline';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
 import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
@@ -19,10 +21,12 @@ import { expectRun, expectStage, transitionRun, transitionStage } from './transi
 export type Claim =
   | {
       outcome: 'run';
-      stage: JobStageDefinition;
+      stage: QueuedStageDefinition;
       input: unknown;
       attempt: number;
       maxAttempts: number;
+      /** A human login gate's record: with an accepted answer, this job is the check after Accept. */
+      gate?: StageRecord['gate'];
     }
   /**
    * The attempt was already running: the runner that had it is gone (BullMQ
@@ -67,13 +71,13 @@ export class StageAttempts {
   async leaseProfile(job: StageJobPayload): Promise<string | undefined> {
     const snapshot = await this.store.snapshot(job.runId);
     const definition = snapshot?.pipeline.stages.find((s) => s.id === job.stageId);
-    return isJobStage(definition) ? definition.browser?.profile : undefined;
+    return isQueuedStage(definition) ? definition.browser?.profile : undefined;
   }
 
   /** Every browser profile the run's stages need. */
   async leaseProfiles(runId: string): Promise<string[]> {
     const snapshot = await this.store.snapshot(runId);
-    const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (isJobStage(s) ? s.browser?.profile : undefined));
+    const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (isQueuedStage(s) ? s.browser?.profile : undefined));
     return [...new Set(profiles.filter((p): p is string => !!p))];
   }
 
@@ -126,7 +130,7 @@ export class StageAttempts {
     if (!snapshot) return [];
     const woken: string[] = [];
     for (const stage of snapshot.pipeline.stages) {
-      if (!isJobStage(stage) || stage.browser?.profile !== profile) continue;
+      if (!isQueuedStage(stage) || stage.browser?.profile !== profile) continue;
       const [attempt, wakes] = await this.store.stageFields(runId, stage.id, [STAGE_FIELDS.attempt, STAGE_FIELDS.leaseWakes]);
       const commit = this.store.newCommit(runId);
       transitionStage(commit, this.keys, stage.id, {
@@ -155,7 +159,7 @@ export class StageAttempts {
     if (!snapshot) return { outcome: 'drop', reason: 'the run does not exist' };
     const definition = snapshot.pipeline.stages.find((s) => s.id === job.stageId);
     if (!definition) return { outcome: 'drop', reason: 'the run has no such stage' };
-    if (!isJobStage(definition)) return { outcome: 'drop', reason: `a ${definition.kind} stage has no job` };
+    if (!isQueuedStage(definition)) return { outcome: 'drop', reason: `a ${(definition as { kind: string }).kind} stage has no job` };
 
     const stageKey = this.keys.stage(job.runId, job.stageId);
     const commit = this.store.newCommit(job.runId);
@@ -174,17 +178,20 @@ export class StageAttempts {
     commit.hash(this.keys.run(job.runId), { expect: [expectRun.open()] });
     transitionRun(commit, this.keys, { expect: [expectRun.in('queued')], soft: true, state: 'running' });
     commit.markOn(stageKey);
-    const [result, [input, maxAttempts]] = await this.store.commitThenRead(commit, stageKey, [
+    const [result, [input, maxAttempts, gate]] = await this.store.commitThenRead(commit, stageKey, [
       STAGE_FIELDS.input,
       STAGE_FIELDS.maxAttempts,
+      STAGE_FIELDS.gate,
     ]);
     if (result.status !== 'conflict') {
+      const gateRecord = parseJson<StageRecord['gate'] | null>(gate, null);
       return {
         outcome: 'run',
         stage: definition,
         input: parseJson(input, null),
         attempt: job.attempt,
         maxAttempts: Number(maxAttempts ?? 1),
+        ...(gateRecord ? { gate: gateRecord } : {}),
       };
     }
     return this.whyNotClaimed(job);
@@ -230,6 +237,54 @@ export class StageAttempts {
    * otherwise the stage ends and the run advances. 'stale' when the attempt
    * was no longer running (cancelled, taken over, already recorded).
    */
+  /**
+   * A human login gate's first job opened the browser: running → waiting for the
+   * operator (no slot, no worker, no time limit), with the hand-off stored on the
+   * gate and sent in `gate.opened`. 'stale' when the attempt was no longer running.
+   */
+  async openLoginGate(job: StageJobPayload, message: string, login: LoginGateInfo): Promise<'opened' | 'stale'> {
+    const commit = this.store.newCommit(job.runId);
+    transitionStage(commit, this.keys, job.stageId, {
+      expect: [expectStage.in('running'), expectStage.attempt(job.attempt)],
+      state: 'waiting',
+      attempt: job.attempt,
+      reason: `waiting for an operator to log in (${login.handoff === 'live_view' ? 'live view in the console' : 'browser window on the Host'}): ${message}`,
+      fields: { [STAGE_FIELDS.gate]: JSON.stringify({ message, login }), [STAGE_FIELDS.pid]: undefined, [STAGE_FIELDS.pidStart]: undefined },
+    });
+    commit.event('gate.opened', { message, login }, job.stageId);
+    commit.hash(this.keys.run(job.runId), { expect: [expectRun.open()] });
+    commit.markOn(this.keys.stage(job.runId, job.stageId));
+    if ((await this.store.commit(commit)).status === 'conflict') return 'stale';
+    await this.advancer.advance(job.runId);
+    return 'opened';
+  }
+
+  /**
+   * The check after Accept still found the profile logged out: the login gate
+   * runs again as a new attempt (a new browser tab and a new gate), whatever its
+   * `retries` say; the operator can always Reject.
+   */
+  async repeatLoginGate(job: StageJobPayload, reason: string): Promise<'repeated' | 'stale'> {
+    const next = job.attempt + 1;
+    const commit = this.store.newCommit(job.runId);
+    transitionStage(commit, this.keys, job.stageId, {
+      expect: [expectStage.in('running'), expectStage.attempt(job.attempt)],
+      state: 'ready',
+      attempt: next,
+      reason,
+      fields: {
+        [STAGE_FIELDS.gate]: undefined,
+        [STAGE_FIELDS.pid]: undefined,
+        [STAGE_FIELDS.pidStart]: undefined,
+      },
+    });
+    commit.hash(this.keys.run(job.runId), { expect: [expectRun.open()] });
+    commit.markOn(this.keys.stage(job.runId, job.stageId));
+    if ((await this.store.commit(commit)).status === 'conflict') return 'stale';
+    await this.advancer.advance(job.runId);
+    return 'repeated';
+  }
+
   async finish(job: StageJobPayload, result: AttemptResult): Promise<'recorded' | 'stale'> {
     return this.end(job, result, ['running']);
   }

@@ -185,6 +185,25 @@ describe('planAdvance: slots', () => {
     const p = pipeline([gate('g'), run('r')], [], 1);
     expect(types(plan(p))).toEqual(['stage-ready:g', 'stage-ready:r', 'gate-opened:g', 'stage-queued:r']);
   });
+
+  it('queues a human login gate as a job (a runner opens its browser), in a slot, at its attempt', () => {
+    const login = {
+      ...gate('login'),
+      verify: 'browser_login',
+      browser: { profile: 'p', headed: true, allowDomains: [], check: { url: 'https://a.test/', cookie: 'sid' } },
+    } as StageDefinition;
+    const p = pipeline([login, run('r')], [], 1);
+    expect(types(plan(p))).toEqual(['stage-ready:login', 'stage-ready:r', 'stage-queued:login']);
+    // Waiting for the operator, it holds no slot; the run says it waits for an operator.
+    const waiting = plan(p, { login: { state: 'waiting', attempt: 1, reason: 'waiting for an operator to log in' }, r: { state: 'success' } }, 'running');
+    expect(waiting).toEqual([{ type: 'run-state', state: 'waiting', reason: 'waiting for an operator' }]);
+    // Accepted (ready again at the same attempt): queued for the check after Accept.
+    expect(plan(p, { login: { state: 'ready', attempt: 1 }, r: { state: 'success' } }, 'waiting')).toContainEqual({
+      type: 'stage-queued',
+      stageId: 'login',
+      attempt: 1,
+    });
+  });
 });
 
 describe('planAdvance: gates and run state', () => {

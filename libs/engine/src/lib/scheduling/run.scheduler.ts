@@ -1,5 +1,5 @@
 import { isTerminalRunState, isTerminalStageState, SLOT_STAGE_STATES, StageState } from '@stageflow/contracts';
-import { isJobStage, type Pipeline } from '@stageflow/pipeline';
+import { isLoginGate, type Pipeline } from '@stageflow/pipeline';
 import { decideJoin } from './join.rule';
 import { pipelineGraph } from './pipeline.graph';
 import type { PlanAction, PlanDeps, PlannedStage, RunPlanInput } from './run-plan';
@@ -7,6 +7,8 @@ import type { PlanAction, PlanDeps, PlannedStage, RunPlanInput } from './run-pla
 /** Stage states that end a run as failed. */
 const FAILURE_STATES: readonly StageState[] = ['failed', 'timed_out', 'cancelled'];
 /** Stage states that move on without an operator. */
+/** How a stage parked for a browser profile's lease states its reason (`waitingReason` in @stageflow/leases). */
+const LEASE_WAIT_PREFIX = 'waiting for browser profile';
 const MOVING_STATES: readonly StageState[] = ['ready', 'queued', 'running'];
 
 /**
@@ -58,7 +60,8 @@ export function planAdvance(pipeline: Pipeline, run: RunPlanInput, deps: PlanDep
   for (const stage of pipeline.stages) {
     const current = work[stage.id];
     if (current?.state !== 'ready') continue;
-    if (stage.kind === 'gate') {
+    // A human login gate is queued like a job: a runner opens its browser, then it waits.
+    if (stage.kind === 'gate' && !isLoginGate(stage)) {
       actions.push({ type: 'gate-opened', stageId: stage.id, message: stage.message });
       work[stage.id] = { ...current, state: 'waiting' };
     } else if (active < run.maxActiveStages) {
@@ -75,7 +78,7 @@ export function planAdvance(pipeline: Pipeline, run: RunPlanInput, deps: PlanDep
   } else if (!open.some((s) => MOVING_STATES.includes(s.state))) {
     // Only gates, stages parked for a browser-profile lease (job stages that
     // wait) and the stages behind them are left: the run waits, and says for what.
-    const leaseWait = pipeline.stages.find((s) => isJobStage(s) && work[s.id]?.state === 'waiting');
+    const leaseWait = pipeline.stages.find((s) => work[s.id]?.state === 'waiting' && work[s.id]?.reason?.startsWith(LEASE_WAIT_PREFIX));
     const reason = leaseWait ? (work[leaseWait.id].reason ?? 'waiting for a browser profile') : 'waiting for an operator';
     if (run.runState !== 'waiting') actions.push({ type: 'run-state', state: 'waiting', reason });
   } else if (run.runState === 'waiting') {
