@@ -44,7 +44,7 @@ export class ArtifactsView {
       if (error instanceof ApiError && error.routeMissing) {
         return replaceChildren(
           this.body,
-          h('p', { class: 'muted' }, 'No artifacts to show: this api does not list artifacts yet. The envelopes below name what each stage produced.'),
+          h('p', { class: 'muted' }, 'No artifacts to show: this api does not list artifacts yet. Each stage\'s envelope names the artifacts it reported.'),
         );
       }
       return replaceChildren(this.body, h('p', { class: 'error-text' }, `The artifacts could not be read: ${errorText(error)}`));

@@ -123,7 +123,7 @@ export function createRunPage(ctx: AppContext, runId: string): Page {
       element.dataset['state'] = model.state;
       setText(reason, model.reason ?? '');
       reason.hidden = !model.reason;
-      setText(ended, model.endedAt ? formatTime(model.endedAt) : '');
+      setText(ended, model.endedAt ? formatTime(model.endedAt) : 'not yet');
       cancel.hidden = isTerminalRunState(model.state);
       replaceChildren(
         warnings,
