@@ -49,6 +49,7 @@ export class ApiSocket {
 
   start(): void {
     if (this.status !== 'stopped') return;
+    this.attempt = 0;
     this.connect();
   }
 

@@ -58,7 +58,8 @@ export class StageCardView {
       this.answer,
       stage.browser && h('div', { class: 'buttons' }, this.watchButton),
       this.watchBox,
-      this.logs,
+      // A gate runs no command: it has no log to show.
+      stage.kind !== 'gate' && this.logs,
       this.envelope,
     );
     this.update(stage);
