@@ -52,6 +52,19 @@ describe('the composed stack', () => {
     expect(status).toBe(401);
   });
 
+  it('serves the console at / and for its routes, with its assets, no token needed for them', async () => {
+    const index = await fetch(`${stackUrl()}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await index.text();
+    const script = /<script type="module" src="(\/assets\/main-[A-Z0-9]+\.js)"><\/script>/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect(await (await fetch(`${stackUrl()}/runs/some-run`)).text()).toBe(html);
+    const asset = await fetch(`${stackUrl()}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+  });
+
   (startedHere ? it : it.skip)('publishes only the api, only on 127.0.0.1', async () => {
     const published = (await inspectStack()).flatMap((c) =>
       Object.entries(c.NetworkSettings.Ports ?? {})

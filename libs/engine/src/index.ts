@@ -10,3 +10,4 @@ export type { AttemptResult, Claim, LogLine } from './lib/runs/stage-attempts.se
 export { AbandonSweeper } from './lib/runs/abandon-sweeper.service';
 export type { SweepReport } from './lib/runs/abandon-sweeper.service';
 export { SchemaCheck, schemaMismatch } from './lib/schema/schema.check';
+export { edgeViews, stageViews } from './lib/runs/run-view';

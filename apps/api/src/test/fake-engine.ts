@@ -13,6 +13,7 @@ import {
   type StageRecord,
 } from '@stageflow/contracts';
 import {
+  edgeViews,
   EVENT_TAIL_FACTORY,
   PIPELINES_API,
   RUNS_API,
@@ -27,6 +28,7 @@ import {
   type RunsApi,
   type RunView,
   type StartRunRequest,
+  stageViews,
 } from '@stageflow/engine';
 import type { Pipeline } from '@stageflow/pipeline';
 
@@ -37,7 +39,7 @@ import type { Pipeline } from '@stageflow/pipeline';
  * stages wait for the operator; other root stages are queued (no runner here).
  */
 export class FakeEngine implements RunsApi, PipelinesApi {
-  private readonly runs = new Map<string, { record: RunRecord; stages: StageRecord[]; events: RunEvent[] }>();
+  private readonly runs = new Map<string, { record: RunRecord; stages: StageRecord[]; events: RunEvent[]; pipeline: Pipeline }>();
   private readonly order: string[] = [];
   private readonly pipelines = new Map<string, PipelineEntry>();
   private readonly allEvents: CursorEvent[] = [];
@@ -85,7 +87,7 @@ export class FakeEngine implements RunsApi, PipelinesApi {
       }
       return stage;
     });
-    this.runs.set(id, { record, stages, events: [] });
+    this.runs.set(id, { record, stages, events: [], pipeline: req.pipeline });
     this.order.unshift(id);
     this.emit(id, undefined, 'run.created', { pipeline: record.pipeline, stages: stages.map((s) => s.id) });
     this.emit(id, undefined, 'run.state', { state: 'running' });
@@ -244,7 +246,7 @@ export class FakeEngine implements RunsApi, PipelinesApi {
 
   // ---- internals ----
 
-  private runOf(runId: string): { record: RunRecord; stages: StageRecord[]; events: RunEvent[] } {
+  private runOf(runId: string): { record: RunRecord; stages: StageRecord[]; events: RunEvent[]; pipeline: Pipeline } {
     const run = this.runs.get(runId);
     if (!run) throw new NotFoundError('run_not_found', `No run "${runId}".`);
     return run;
@@ -252,7 +254,7 @@ export class FakeEngine implements RunsApi, PipelinesApi {
 
   private view(runId: string): RunView {
     const run = this.runOf(runId);
-    return structuredClone({ ...run.record, stages: run.stages });
+    return structuredClone({ ...run.record, stages: stageViews(run.stages, run.pipeline), edges: edgeViews(run.pipeline) });
   }
 
   private stage(runId: string, stageId: string): StageRecord {

@@ -6,8 +6,31 @@ import type { Pipeline } from '@stageflow/pipeline';
  * Nest providers; the api depends on these shapes only.
  */
 
+/**
+ * A run as clients read it: the record, its stages with what the run's
+ * pipeline snapshot says about each (so a client can draw and label them
+ * without the YAML), and the snapshot's edges.
+ */
 export interface RunView extends RunRecord {
-  stages: StageRecord[];
+  stages: RunStageView[];
+  /** The edges of the pipeline this run follows, in pipeline order. */
+  edges: RunEdgeView[];
+}
+
+/** A stage record plus the parts of its definition a client shows. */
+export interface RunStageView extends StageRecord {
+  description?: string;
+  /** Present on stages with a `browser:` block; `profile` absent = a throw-away browser. */
+  browser?: { profile?: string; headed: boolean };
+  /** `browser_login` on a human login gate. */
+  verify?: 'browser_login';
+}
+
+export interface RunEdgeView {
+  from: string;
+  to: string;
+  /** The condition's source text, as written in the YAML. */
+  if?: string;
 }
 
 export interface StartRunRequest {

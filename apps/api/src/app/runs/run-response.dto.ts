@@ -12,7 +12,7 @@ import {
   type StageRecord,
   type StageState,
 } from '@stageflow/contracts';
-import type { RunPage, RunView } from '@stageflow/engine';
+import type { RunEdgeView, RunPage, RunStageView, RunView } from '@stageflow/engine';
 
 export class StageEnvelopeDto {
   @ApiProperty()
@@ -151,12 +151,57 @@ export class RunSummaryDto {
   }
 }
 
+export class StageBrowserDto {
+  @ApiPropertyOptional({ description: 'The browser profile (a name); absent for a throw-away browser.', example: 'work' })
+  profile?: string;
+  @ApiProperty()
+  headed!: boolean;
+}
+
+/** A stage of the run view: the record plus what its definition says, for drawing and labelling it. */
+export class RunStageResponseDto extends StageResponseDto {
+  @ApiPropertyOptional({ description: "The stage's description from the YAML." })
+  description?: string;
+  @ApiPropertyOptional({ type: StageBrowserDto, description: 'Present on stages with a `browser:` block.' })
+  browser?: StageBrowserDto;
+  @ApiPropertyOptional({ enum: ['browser_login'], description: '`browser_login` on a human login gate.' })
+  verify?: 'browser_login';
+
+  static override from(s: RunStageView): RunStageResponseDto {
+    return omitUndefined({
+      ...StageResponseDto.from(s),
+      description: s.description,
+      browser: s.browser && omitUndefined({ profile: s.browser.profile, headed: s.browser.headed }),
+      verify: s.verify,
+    });
+  }
+}
+
+export class RunEdgeResponseDto {
+  @ApiProperty()
+  from!: string;
+  @ApiProperty()
+  to!: string;
+  @ApiPropertyOptional({ description: 'The condition as written in the YAML.', example: 'not output.logged_in' })
+  if?: string;
+
+  static from(e: RunEdgeView): RunEdgeResponseDto {
+    return omitUndefined({ from: e.from, to: e.to, if: e.if });
+  }
+}
+
 export class RunResponseDto extends RunSummaryDto {
-  @ApiProperty({ type: [StageResponseDto] })
-  stages!: StageResponseDto[];
+  @ApiProperty({ type: [RunStageResponseDto] })
+  stages!: RunStageResponseDto[];
+  @ApiProperty({ type: [RunEdgeResponseDto], description: "The edges of the run's pipeline (its snapshot), in pipeline order." })
+  edges!: RunEdgeResponseDto[];
 
   static override from(v: RunView): RunResponseDto {
-    return { ...RunSummaryDto.from(v), stages: v.stages.map((s) => StageResponseDto.from(s)) };
+    return {
+      ...RunSummaryDto.from(v),
+      stages: v.stages.map((s) => RunStageResponseDto.from(s)),
+      edges: v.edges.map((e) => RunEdgeResponseDto.from(e)),
+    };
   }
 }
 

@@ -24,6 +24,8 @@ describe('runs routes', () => {
         expect.objectContaining({ id: 'approve', kind: 'gate', state: 'waiting', gate: { message: 'Ship it?' } }),
         expect.objectContaining({ id: 'ship', kind: 'run', state: 'pending', logTail: [] }),
       ]);
+      // The snapshot's edges come along, so a client can draw the graph without the YAML.
+      expect(res.body.edges).toEqual([{ from: 'approve', to: 'ship' }]);
     });
 
     it('starts a run of a registered pipeline by name, with input {} by default', async () => {

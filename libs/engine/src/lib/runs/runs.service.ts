@@ -27,6 +27,7 @@ import { RunStore } from '../store/run.store';
 import { CancelBus } from './cancel.bus';
 import { RunAdvancer } from './run-advancer.service';
 import { newRunId } from './run-id';
+import { edgeViews, stageViews } from './run-view';
 import { expectRun, expectStage, transitionRun, transitionStage } from './transitions';
 
 /** Index entries scanned at most per page when filtering, so one request stays cheap. */
@@ -90,7 +91,8 @@ export class RunsService implements RunsApi {
   async getRun(runId: string): Promise<RunView> {
     const [run, snapshot] = await Promise.all([this.store.readRun(runId), this.store.snapshot(runId)]);
     if (!run || !snapshot) throw runNotFound(runId);
-    return { ...run, stages: await this.store.readStages(runId, snapshot.pipeline) };
+    const stages = await this.store.readStages(runId, snapshot.pipeline);
+    return { ...run, stages: stageViews(stages, snapshot.pipeline), edges: edgeViews(snapshot.pipeline) };
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
