@@ -3,7 +3,7 @@ import { ProfileLeases } from '@stageflow/leases';
 import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
 import Redis from 'ioredis';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -93,6 +93,9 @@ describe('the console in a browser', () => {
   let apiPort: number;
   let api: ChildProcess | undefined;
   let runner: ChildProcess | undefined;
+  let browserHost: ChildProcess | undefined;
+  const hostId = `it-console-${process.pid}`;
+  const runtimeDir = `/tmp/sfc-${process.pid}`;
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -142,6 +145,27 @@ describe('the console in a browser', () => {
     execFileSync(process.execPath, [join(ROOT, 'apps/console/build.cjs'), '--outdir', consoleDir], { stdio: 'pipe' });
     apiPort = await freePort();
     base = `http://127.0.0.1:${apiPort}`;
+    // browser-host for the login gate's browser: no screen here, but this console serves the live view.
+    const browserHostPort = await freePort();
+    browserHost = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/browser-host/src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env['PATH'],
+        SWC_NODE_PROJECT: 'tsconfig.base.json',
+        STAGEFLOW_REDIS_URL: testRedisUrl(),
+        STAGEFLOW_REDIS_PREFIX: prefix,
+        STAGEFLOW_HOME: join(dir, 'browser-host-home'),
+        STAGEFLOW_HOST_ID: hostId,
+        STAGEFLOW_BROWSER_TMP: dir,
+        // Short: agent-browser's unix socket paths live under it.
+        STAGEFLOW_BROWSER_RUNTIME_DIR: runtimeDir,
+        STAGEFLOW_BROWSER_HOST_PORT: String(browserHostPort),
+        STAGEFLOW_LIVE_VIEW: 'true',
+        STAGEFLOW_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitFor('browser-host to answer /health', async () => (await fetch(`http://127.0.0.1:${browserHostPort}/health`)).status === 200, 90_000);
     runner = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/runner/src/main.ts'], {
       cwd: ROOT,
       env: {
@@ -153,6 +177,7 @@ describe('the console in a browser', () => {
         STAGEFLOW_WORK_DIR: join(dir, 'work'),
         STAGEFLOW_HOME: join(dir, 'runner-home'),
         STAGEFLOW_RUNNER_HEALTH_PORT: String(await freePort()),
+        STAGEFLOW_BROWSER_HOST_URL: `http://127.0.0.1:${browserHostPort}`,
         STAGEFLOW_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -174,7 +199,15 @@ describe('the console in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([stop(api), stop(runner)]);
+    await Promise.all([stop(api), stop(runner), stop(browserHost)]);
+    // Any Chromium the login gate left (its run is cancelled by the test; this is the backstop).
+    for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+      try {
+        if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(`--stageflow-host=${hostId}`)) process.kill(Number(entry), 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
     const redis = new Redis(testRedisUrl());
     let cursor = '0';
     do {
@@ -184,6 +217,7 @@ describe('the console in a browser', () => {
     } while (cursor !== '0');
     redis.disconnect();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(runtimeDir, { recursive: true, force: true });
   });
 
   it('is served by the api: index.html at / and for client routes, hashed assets, /api untouched', async () => {
