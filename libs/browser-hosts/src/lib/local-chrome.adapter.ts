@@ -83,6 +83,9 @@ export interface SweepReport {
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** A launch on this host: the profile is a folder. */
+type LocalLaunch = LaunchOptions & { userDataDir: string };
+
 /**
  * Chromium as a child process of browser-host. See docs/browser-hosts.md for the
  * flags, the headed/Xvfb/headless choice, the SingletonLock rule and graceful close.
@@ -123,9 +126,13 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
     return [...this.running.keys()];
   }
 
-  async launch(opts: LaunchOptions): Promise<LaunchedBrowser> {
-    const { browserId } = opts;
+  async launch(launch: LaunchOptions): Promise<LaunchedBrowser> {
+    const { browserId, userDataDir } = launch;
     assertSafeId('browserId', browserId);
+    if (!userDataDir) {
+      throw new BrowserHostError('launch_options_invalid', `Browser ${browserId}: the local host needs a profile folder (userDataDir).`);
+    }
+    const opts: LocalLaunch = { ...launch, userDataDir };
     const profileKey = resolve(opts.userDataDir);
     if (this.running.has(browserId) || this.launching.has(browserId)) {
       throw new BrowserHostError('browser_already_running', `Browser ${browserId} is already running on this host.`);
@@ -282,7 +289,7 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
   }
 
   private async start(
-    opts: LaunchOptions,
+    opts: LocalLaunch,
     args: string[],
     headedMode: HeadedMode,
     display: VirtualDisplay | undefined,
