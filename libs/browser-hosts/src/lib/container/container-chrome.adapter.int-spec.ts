@@ -10,7 +10,7 @@ import { browserContainerName, browserNetworkName, profileVolumeName } from './s
 
 /**
  * The container host against real Docker and the sandbox image's Chromium. Everything
- * is labelled with this file's host ids and removed at the end. Six containers in all.
+ * is labelled with this file's host ids and removed at the end. Seven containers in all.
  * The browser-host side (runs, leases, the startup sweep, Host config) is tested in
  * apps/browser-host/src/app/browsers/container-browsers.int-spec.ts.
  */
@@ -234,6 +234,15 @@ describe('published on 127.0.0.1 (browser-host on the Docker host)', () => {
     expect(await exists(browserContainerName(second.browserId))).toBe(true);
     await adopted?.exited;
     await second.close();
+  });
+
+  it('names the limit a container that dies at launch ran into, and leaves no container behind', async () => {
+    const tight = new ContainerChromeAdapter(base(hostA, { pidsLimit: 40 }));
+    await expect(tight.launch({ browserId: `a6-${tag}`, owner: owner(profiles.b), headed: false, launchArgs: [] })).rejects.toMatchObject({
+      code: 'browser_launch_failed',
+      message: expect.stringContaining('raise browser.container.pids_limit (now 40'),
+    });
+    expect(await exists(browserContainerName(`a6-${tag}`))).toBe(false);
   });
 
   it('names the image when it is missing', async () => {

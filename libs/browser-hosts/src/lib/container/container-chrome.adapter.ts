@@ -258,10 +258,13 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
       for (;;) {
         if (stoppedEarly) {
           const how = stoppedEarly.code === null ? 'it was removed' : `code ${stoppedEarly.code}`;
+          const output = await this.logTail(container);
+          const oomKilled = (await container.inspect().catch(() => undefined))?.State.OOMKilled === true;
           throw new BrowserHostError(
             'browser_launch_failed',
-            `The browser container exited (${how}) before Chromium's debugging port answered.${await this.logHint(container)}`,
-            { browserId },
+            `The browser container exited (${how}) before Chromium's debugging port answered.${this.limitHint(output, oomKilled)}` +
+              `${output ? ` Last output: ${output}` : ''}`,
+            { browserId, code: stoppedEarly.code },
           );
         }
         // Through the relay: its answer proves Chrome, socat and the port binding all work.
@@ -270,7 +273,8 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
         if (Date.now() > deadline) {
           throw new BrowserHostError(
             'browser_launch_failed',
-            `Chromium in its container did not answer on its debugging port within ${this.options.launchTimeoutMs ?? 30_000} ms.${await this.logHint(container)}`,
+            `Chromium in its container did not answer on its debugging port within ${this.options.launchTimeoutMs ?? 30_000} ms.` +
+              `${await this.logTail(container).then((t) => (t ? ` Last output: ${t}` : ''))}`,
             { browserId },
           );
         }
@@ -417,15 +421,27 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
       });
   }
 
-  private async logHint(container: Docker.Container): Promise<string> {
+  /** The last lines Chromium and the entry script wrote, without the D-Bus noise of a container with no bus. */
+  private async logTail(container: Docker.Container): Promise<string> {
     const raw = await container.logs({ stdout: true, stderr: true, tail: 40 }).catch(() => undefined);
     if (!raw) return '';
-    const text = demuxDockerLog(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw)))
+    return demuxDockerLog(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw)))
       .split('\n')
-      .filter((line) => line.trim() && !/dbus|Fontconfig|object_proxy/i.test(line))
+      .filter((line) => line.trim() && !/dbus|Fontconfig|object_proxy|crashpad/i.test(line))
       .slice(-3)
       .join(' | ');
-    return text ? ` Last output: ${text}` : '';
+  }
+
+  /** Which Host config limit a dead container ran into, in the operator's words. */
+  private limitHint(output: string, oomKilled: boolean): string {
+    if (oomKilled) {
+      return ` It ran out of memory: raise browser.container.memory (now ${Math.round(this.options.memoryBytes / 1024 / 1024)}m; Chromium wants 512m or more).`;
+    }
+    if (/pthread_create|Resource temporarily unavailable|fork.*failed/i.test(output)) {
+      return ` It could not start a process or thread: raise browser.container.pids_limit (now ${this.options.pidsLimit}; ` +
+        'Chromium needs about 100 processes and threads for one tab, and more per tab).';
+    }
+    return '';
   }
 
   private dockerFailure(error: unknown, browserId: string): BrowserHostError {
