@@ -11,6 +11,7 @@ import { ProfileAccess, type ProfileUse } from '../profile-access.adapter';
  */
 
 export const SETTINGS: BrowserSettings = {
+  dockerSocket: '/var/run/docker.sock',
   chromiumPath: '/usr/bin/chromium',
   hostId: 'unit',
   searchPath: '/usr/bin:/bin',
@@ -20,6 +21,7 @@ export const SETTINGS: BrowserSettings = {
 };
 
 export class FakeBrowser implements BrowserHandle {
+  readonly host = 'local' as const;
   alive = true;
   closed = false;
   constructor(
@@ -42,7 +44,7 @@ export class FakeBrowser implements BrowserHandle {
 }
 
 export class FakeProcesses extends BrowserProcesses {
-  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; userDataDir?: string }> = [];
+  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; runId?: string; scope?: string; profile?: string }> = [];
   browsers: FakeBrowser[] = [];
   /** Registered browsers a "previous process" left running, by id. */
   leftovers = new Map<string, FakeBrowser>();
@@ -54,7 +56,7 @@ export class FakeProcesses extends BrowserProcesses {
     return { screen: false, liveView: true, headedMode: 'xvfb' };
   }
   async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
-    this.launches.push({ kind: 'shared', browserId: launch.browserId, userDataDir: launch.userDataDir });
+    this.launches.push({ kind: 'shared', browserId: launch.browserId, runId: launch.runId, scope: launch.scope, profile: launch.profile });
     return this.start(launch.browserId);
   }
   async launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle> {
@@ -76,6 +78,9 @@ export class FakeProcesses extends BrowserProcesses {
   }
   runningIds(): string[] {
     return this.browsers.filter((b) => b.alive).map((b) => b.browserId);
+  }
+  async closeLeftoversOfRun(): Promise<string[]> {
+    return [];
   }
   private async start(browserId: string): Promise<BrowserHandle> {
     if (this.launchDelayMs) await new Promise((resolve) => setTimeout(resolve, this.launchDelayMs));
