@@ -10,7 +10,7 @@ import { browserContainerName, browserNetworkName, profileVolumeName } from './s
 
 /**
  * The container host against real Docker and the sandbox image's Chromium. Everything
- * is labelled with this file's host ids and removed at the end. Seven containers in all.
+ * is labelled with this file's host ids and removed at the end. Eight containers in all.
  * The browser-host side (runs, leases, the startup sweep, Host config) is tested in
  * apps/browser-host/src/app/browsers/container-browsers.int-spec.ts.
  */
@@ -234,6 +234,14 @@ describe('published on 127.0.0.1 (browser-host on the Docker host)', () => {
     expect(await exists(browserContainerName(second.browserId))).toBe(true);
     await adopted?.exited;
     await second.close();
+  });
+
+  it('makes its network again when it was removed behind its back', async () => {
+    await docker('network', 'rm', browserNetworkName(hostA));
+    const again = await adapter.launch({ browserId: `a7-${tag}`, owner: owner(profiles.b, `run7-${tag}`), headed: false, launchArgs: [] });
+    expect((await browserVersion(again.cdpPort)).product).toMatch(/^Chrome\//);
+    expect(await docker('network', 'inspect', '-f', '{{index .Options "com.docker.network.bridge.enable_icc"}}', browserNetworkName(hostA))).toBe('false');
+    await again.close();
   });
 
   it('names the limit a container that dies at launch ran into, and leaves no container behind', async () => {

@@ -56,6 +56,9 @@ interface DockerError extends Error {
 }
 
 const isNotFound = (error: unknown): boolean => (error as DockerError)?.statusCode === 404;
+/** Docker checks the network when the container starts (or is created): `network <name> not found`. */
+const isMissingNetwork = (error: unknown): boolean =>
+  isNotFound(error) && /network .* not found/i.test((error as DockerError).json?.message ?? (error as Error).message ?? '');
 
 /**
  * One container per shared browser, from the sandbox image: read-only, non-root, no
@@ -153,10 +156,21 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
         pidsLimit: this.options.pidsLimit,
         exposure: this.exposure,
       });
-      const container = await this.docker.createContainer(spec).catch((error: unknown) => {
-        throw this.dockerFailure(error, browserId);
-      });
-      return await this.start(container, browserId, volume, headedMode);
+      const createAndStart = async (): Promise<LaunchedBrowser> => {
+        const container = await this.docker.createContainer(spec).catch((error: unknown) => {
+          throw isMissingNetwork(error) ? error : this.dockerFailure(error, browserId);
+        });
+        return this.start(container, browserId, volume, headedMode);
+      };
+      try {
+        return await createAndStart();
+      } catch (error) {
+        // Our own network was removed behind our back (docker network prune): make it again, once.
+        if (!isMissingNetwork(error) || this.exposure.mode !== 'published') throw error;
+        this.networkReady = undefined;
+        await this.ensureNetwork();
+        return await createAndStart();
+      }
     } catch (error) {
       this.volumesInUse.delete(volume);
       throw error instanceof BrowserHostError ? error : this.dockerFailure(error, browserId);
