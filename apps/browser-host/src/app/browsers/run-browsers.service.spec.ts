@@ -59,6 +59,18 @@ describe('RunBrowsers', () => {
     expect((await registry.get(second.handle.browserId))?.pid).toBe(second.handle.pid);
   });
 
+  it('at a run\'s end, also closes what the host has of the run beyond the registry, and a failing lookup does not stop the teardown', async () => {
+    const { processes, registry, browsers } = setup();
+    const { handle } = await browsers.shared(request);
+    await browsers.closeRun('run1');
+    expect((handle as FakeBrowser).closed).toBe(true);
+    expect(processes.leftoverRuns).toEqual(['run1']);
+    await browsers.shared({ ...request, runId: 'run2' });
+    processes.leftoversError = new Error('connect ENOENT /var/run/docker.sock');
+    await expect(browsers.closeRun('run2')).resolves.toBeUndefined();
+    expect(registry.records.size).toBe(0);
+  });
+
   it('remembers a newer lease token on the record', async () => {
     const { registry, browsers } = setup();
     const { handle } = await browsers.shared(request);

@@ -171,9 +171,15 @@ export class RunBrowsers {
     const ids = new Set((await this.registry.ofRun(runId)).map((r) => r.browserId));
     for (const [id, { record }] of this.live) if (record.runId === runId) ids.add(id);
     await Promise.all([...ids].map((id) => this.close(id)));
-    const leftovers = await this.processes.closeLeftoversOfRun(runId, this.knownIds());
-    if (leftovers.length > 0) {
-      this.log.log({ msg: 'Closed browsers of the ended run that no registry entry named', runId, browserIds: leftovers });
+    // Best effort: a Docker that does not answer must not keep the run's lease from
+    // being released; the next startup sweep removes what is left.
+    try {
+      const leftovers = await this.processes.closeLeftoversOfRun(runId, this.knownIds());
+      if (leftovers.length > 0) {
+        this.log.log({ msg: 'Closed browsers of the ended run that no registry entry named', runId, browserIds: leftovers });
+      }
+    } catch (error) {
+      this.log.warn({ msg: `Could not look for unregistered browsers of the ended run: ${(error as Error).message}`, runId });
     }
   }
 

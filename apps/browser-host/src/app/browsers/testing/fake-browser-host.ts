@@ -79,7 +79,12 @@ export class FakeProcesses extends BrowserProcesses {
   runningIds(): string[] {
     return this.browsers.filter((b) => b.alive).map((b) => b.browserId);
   }
-  async closeLeftoversOfRun(): Promise<string[]> {
+  /** Set to make the leftover lookup fail (Docker away). */
+  leftoversError?: Error;
+  leftoverRuns: string[] = [];
+  async closeLeftoversOfRun(runId: string): Promise<string[]> {
+    if (this.leftoversError) throw this.leftoversError;
+    this.leftoverRuns.push(runId);
     return [];
   }
   private async start(browserId: string): Promise<BrowserHandle> {
