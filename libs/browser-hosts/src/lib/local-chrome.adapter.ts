@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { homedir, hostname as osHostname, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { browserVersion, CdpConnection, readDevToolsActivePort, removeDevToolsActivePort } from '@stageflow/cdp';
+import { browserVersion, readDevToolsActivePort, removeDevToolsActivePort } from '@stageflow/cdp';
 import { BrowserHostError } from './browser-host.error';
 import type {
   BrowserExit,
@@ -13,6 +13,7 @@ import type {
   ThrowawayCapableAdapter,
 } from './browser-host.port';
 import { assertSafeId, BROWSER_ID_SWITCH, buildChromeArgs, HOST_ID_SWITCH, switchValue } from './chrome-switches';
+import { askBrowserToQuit, settlesWithin } from './graceful-close';
 import { findOnPath, headedModeFor } from './headed-mode';
 import { isPidAlive, listProcesses, readEnviron, signalGroup, waitForPidExit } from './process-table';
 import { clearStaleSingletonLock } from './singleton-lock';
@@ -447,36 +448,12 @@ class LocalBrowser implements LaunchedBrowser {
   }
 }
 
-/** `Browser.close` lets Chrome shut down cleanly and write cookies and preferences to the profile. */
-async function askBrowserToQuit(wsEndpoint: string): Promise<void> {
-  let cdp: CdpConnection | undefined;
-  try {
-    cdp = await CdpConnection.connect(wsEndpoint, { connectTimeoutMs: 3000, callTimeoutMs: 5000 });
-    await cdp.send('Browser.close');
-  } catch {
-    // The socket may close before the answer (that is the browser quitting), or the
-    // browser is wedged; either way the caller's bounded wait and SIGKILL decide.
-  } finally {
-    await cdp?.close();
-  }
-}
-
 function signalOne(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch {
     // Already gone.
   }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => done(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      done(true);
-    });
-  });
 }
 
 function launchFailure(

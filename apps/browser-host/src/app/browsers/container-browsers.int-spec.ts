@@ -7,7 +7,15 @@ import { EngineModule, RUNS_API, StageAttempts, type RunsApi } from '@stageflow/
 import { HostConfigError } from '@stageflow/host-config';
 import { ProfileLeases } from '@stageflow/leases';
 import type { Pipeline } from '@stageflow/pipeline';
-import { BROWSER_SANDBOX_IMAGE, docker, ensureBrowserSandboxImage, removeDockerLeftovers, testRedisUrl } from '@stageflow/testing';
+import {
+  BROWSER_SANDBOX_IMAGE,
+  docker,
+  ensureBrowserSandboxImage,
+  logInOnTab,
+  loginCookies,
+  removeDockerLeftovers,
+  testRedisUrl,
+} from '@stageflow/testing';
 import { spawn } from 'node:child_process';
 import request from 'supertest';
 import { AppModule } from '../app.module';
@@ -18,8 +26,6 @@ import {
   deleteKeys,
   hostDirs,
   hostEnv,
-  logInOnTab,
-  loginCookies,
   removeDirs,
   StageTab,
   waitFor,

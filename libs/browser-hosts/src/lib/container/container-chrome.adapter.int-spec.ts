@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import { browserVersion, CdpConnection } from '@stageflow/cdp';
-import { BROWSER_SANDBOX_IMAGE, docker, ensureBrowserSandboxImage, removeDockerLeftovers } from '@stageflow/testing';
-import { evaluate, navigate, openTab } from '../../testing/chrome-pages';
+import { BROWSER_SANDBOX_IMAGE, docker, ensureBrowserSandboxImage, logInOnTab, loginCookies, removeDockerLeftovers } from '@stageflow/testing';
+import { evaluate, openTab } from '../../testing/chrome-pages';
 import type { BrowserHostEvent } from '../local-chrome.adapter';
 import type { LaunchedBrowser } from '../browser-host.port';
 import { ContainerChromeAdapter, type ContainerChromeAdapterOptions } from './container-chrome.adapter';
@@ -47,40 +47,11 @@ afterAll(async () => {
   await removeDockerLeftovers({ hostId: hostA, volumes, networks: [attachedNet] });
 });
 
-/** Navigates a new tab to a login page that exists only in this test: Fetch answers it with a Set-Cookie. */
+/** A stage logs in: a new tab, and the test's login page sets a persistent cookie. */
 async function logIn(browser: LaunchedBrowser, cookie: string): Promise<void> {
-  const cdp = await CdpConnection.connect(browser.wsEndpoint, { callTimeoutMs: 30_000 });
-  try {
-    const tab = await openTab(cdp);
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: 'http://login.stageflow.test/*' }] }, { sessionId: tab.sessionId });
-    cdp.on('Fetch.requestPaused', (params, sessionId) => {
-      void cdp.send(
-        'Fetch.fulfillRequest',
-        {
-          requestId: params['requestId'],
-          responseCode: 200,
-          responseHeaders: [
-            { name: 'Content-Type', value: 'text/html' },
-            { name: 'Set-Cookie', value: `${cookie}=1; Max-Age=3600; Path=/` },
-          ],
-          body: Buffer.from('<title>welcome</title>').toString('base64'),
-        },
-        { sessionId },
-      ).catch(() => undefined); // a late favicon request of a tab already closed
-    });
-    expect(await navigate(cdp, tab, 'http://login.stageflow.test/login')).toBeUndefined();
-    await cdp.closeTab(tab.targetId);
-  } finally {
-    await cdp.close();
-  }
-}
-
-/** Names of the cookies the browser holds for the login site. */
-async function cookieNames(browser: LaunchedBrowser): Promise<string[]> {
   const cdp = await CdpConnection.connect(browser.wsEndpoint);
   try {
-    const { cookies } = await cdp.send<{ cookies: Array<{ name: string; domain: string }> }>('Storage.getCookies');
-    return cookies.filter((c) => c.domain.endsWith('stageflow.test')).map((c) => c.name).sort();
+    await logInOnTab(browser.wsEndpoint, await cdp.createTab(), cookie);
   } finally {
     await cdp.close();
   }
@@ -176,7 +147,7 @@ describe('published on 127.0.0.1 (browser-host on the Docker host)', () => {
 
   it('keeps a login in the profile volume across a graceful close and a new container, headed on its own Xvfb', async () => {
     await logIn(browser, 'sid');
-    expect(await cookieNames(browser)).toEqual(['sid']);
+    expect(await loginCookies(browser.wsEndpoint)).toEqual(['sid']);
     await browser.close();
     expect(await exists(browserContainerName(`a1-${tag}`))).toBe(false);
     expect(await docker('volume', 'ls', '-q', '--filter', `name=^${profileVolumeName(scope, profiles.a)}$`)).toBe(profileVolumeName(scope, profiles.a));
@@ -184,7 +155,7 @@ describe('published on 127.0.0.1 (browser-host on the Docker host)', () => {
 
     browser = await adapter.launch({ browserId: `a2-${tag}`, owner: owner(profiles.a, `run2-${tag}`), headed: true, launchArgs: [] });
     expect(browser.headedMode).toBe('xvfb');
-    expect(await cookieNames(browser)).toEqual(['sid']);
+    expect(await loginCookies(browser.wsEndpoint)).toEqual(['sid']);
     expect(await userAgent(browser)).not.toContain('Headless');
   });
 

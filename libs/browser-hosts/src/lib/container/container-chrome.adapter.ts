@@ -1,8 +1,9 @@
 import Docker from 'dockerode';
-import { browserVersion, CdpConnection } from '@stageflow/cdp';
+import { browserVersion } from '@stageflow/cdp';
 import { BrowserHostError } from '../browser-host.error';
 import type { BrowserExit, BrowserHostAdapter, HostCapabilities, LaunchedBrowser, LaunchOptions } from '../browser-host.port';
 import { assertSafeId, buildChromeArgs } from '../chrome-switches';
+import { askBrowserToQuit, settlesWithin } from '../graceful-close';
 import type { BrowserHostEvent } from '../local-chrome.adapter';
 import {
   browserContainerName,
@@ -611,35 +612,6 @@ async function waitForStop(container: Docker.Container): Promise<BrowserExit> {
       await sleep(1000);
     }
   }
-}
-
-/** `Browser.close` lets Chrome shut down cleanly and write cookies and preferences to the profile. */
-async function askBrowserToQuit(wsEndpoint: string): Promise<void> {
-  let cdp: CdpConnection | undefined;
-  try {
-    cdp = await CdpConnection.connect(wsEndpoint, { connectTimeoutMs: 3000, callTimeoutMs: 5000 });
-    await cdp.send('Browser.close');
-  } catch {
-    // The socket closes as Chrome quits, or the browser is wedged: the bounded wait decides.
-  } finally {
-    await cdp?.close();
-  }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => done(false), ms);
-    void promise.then(
-      () => {
-        clearTimeout(timer);
-        done(true);
-      },
-      () => {
-        clearTimeout(timer);
-        done(true);
-      },
-    );
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
