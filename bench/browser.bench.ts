@@ -297,7 +297,8 @@ function instrument(h: BenchHost): Steps {
   steps.wrap(field(sessions, 'tabs'), 'tabs', ['open']);
   steps.wrap(browsers, 'runBrowsers', ['shared', 'register', 'rememberToken']);
   steps.wrap(processes, 'processes', ['isResponsive', 'launchShared']);
-  steps.wrap(field(processes, 'adapter'), 'localChromeAdapter', ['launch']);
+  // The router sends this bench's shared browsers to the local host (browser.host is local).
+  steps.wrap(field(field(processes, 'local'), 'adapter'), 'localChromeAdapter', ['launch']);
   return steps;
 }
 

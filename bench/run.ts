@@ -10,8 +10,8 @@
  *   STAGEFLOW_BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench
  *   STAGEFLOW_BENCH_STAGES=500 npm run bench
  *
- * `npm run bench` runs every bench (dispatch, lease, browser, memory) on one Redis;
- * `npm run bench -- dispatch|lease|browser|memory|all` picks one. See bench/README.md.
+ * `npm run bench` runs every bench (dispatch, lease, browser, memory, container) on one
+ * Redis; `npm run bench -- dispatch|lease|browser|memory|container|all` picks one. See bench/README.md.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -225,12 +225,13 @@ async function runDispatchBench(url: string): Promise<void> {
   }
 }
 
-const BENCHES = ['dispatch', 'lease', 'browser', 'memory'] as const;
+const BENCHES = ['dispatch', 'lease', 'browser', 'memory', 'container'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 /**
- * `bench/run.ts [dispatch|lease|browser|memory|all]` (default all: in that order,
- * one Redis for all of them). Each bench prints its table and writes its own JSON.
+ * `bench/run.ts [dispatch|lease|browser|memory|container|all]` (default all: in that
+ * order, one Redis for all of them; the container bench needs none). Each bench
+ * prints its table and writes its own JSON.
  */
 async function main(): Promise<void> {
   const arg = process.argv[2] ?? 'all';
@@ -239,8 +240,8 @@ async function main(): Promise<void> {
   }
   const selected: BenchName[] = arg === 'all' ? [...BENCHES] : [arg as BenchName];
   let container: StartedTestContainer | undefined;
-  let url = process.env['STAGEFLOW_BENCH_REDIS_URL'];
-  if (!url) {
+  let url = process.env['STAGEFLOW_BENCH_REDIS_URL'] ?? '';
+  if (!url && selected.some((name) => name !== 'container')) {
     process.env['TESTCONTAINERS_RYUK_DISABLED'] ??= 'true';
     container = await new GenericContainer('redis:7-bookworm')
       .withCommand(['redis-server', '--appendonly', 'yes', '--maxmemory-policy', 'noeviction'])
@@ -257,6 +258,7 @@ async function main(): Promise<void> {
       if (name === 'lease') await (await import('./lease.bench')).runLeaseBench(url);
       if (name === 'browser') await (await import('./browser.bench')).runBrowserBench(url);
       if (name === 'memory') await (await import('./memory.bench')).runMemoryBench(url);
+      if (name === 'container') await (await import('./container.bench')).runContainerBench();
     }
   } finally {
     await container?.stop({ timeout: 2000 });

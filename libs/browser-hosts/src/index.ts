@@ -1,6 +1,7 @@
 export type {
   BrowserExit,
   BrowserHostAdapter,
+  BrowserOwner,
   HeadedMode,
   HostCapabilities,
   LaunchedBrowser,
@@ -15,6 +16,20 @@ export {
   type LocalChromeAdapterOptions,
   type SweepReport,
 } from './lib/local-chrome.adapter';
+export {
+  ContainerBrowser,
+  ContainerChromeAdapter,
+  type ContainerChromeAdapterOptions,
+} from './lib/container/container-chrome.adapter';
+export {
+  browserContainerName,
+  browserNetworkName,
+  LABELS as SANDBOX_LABELS,
+  profileVolumeName,
+  SANDBOX,
+  type RelayExposure,
+  type SandboxContainer,
+} from './lib/container/sandbox-container';
 export { launchThrowaway, type ThrowawayBrowser, type ThrowawayLaunchOptions } from './lib/throwaway-browser';
 export {
   AllowlistEnforcer,

@@ -1,1 +1,3 @@
 export { testRedisUrl, uniquePrefix } from './lib/redis-test';
+export { BROWSER_SANDBOX_IMAGE, docker, ensureBrowserSandboxImage, removeDockerLeftovers } from './lib/browser-sandbox';
+export { LOGIN_SITE, logInOnTab, loginCookies } from './lib/login-page';

@@ -9,6 +9,8 @@ import { StageflowError } from '@stageflow/contracts';
  * - `allow_domain_invalid`: an `allow_domains` entry is not a host name or `*.` wildcard.
  * - `browser_launch_failed`: Chromium (or its private display) did not start or never opened its debugging port.
  * - `allowlist_unenforced`: the allowlist could not be put in place, so the browser was not handed out.
+ * - `launch_options_invalid`: the caller left out what this kind of host needs (a profile folder, an owner).
+ * - `profile_volume_conflict`: the container host's profile volume exists but belongs to another scope/profile.
  */
 export type BrowserHostErrorCode =
   | 'profile_in_use'
@@ -17,7 +19,9 @@ export type BrowserHostErrorCode =
   | 'launch_arg_rejected'
   | 'allow_domain_invalid'
   | 'browser_launch_failed'
-  | 'allowlist_unenforced';
+  | 'allowlist_unenforced'
+  | 'launch_options_invalid'
+  | 'profile_volume_conflict';
 
 const STATUS: Record<BrowserHostErrorCode, number> = {
   profile_in_use: 409,
@@ -27,6 +31,8 @@ const STATUS: Record<BrowserHostErrorCode, number> = {
   allow_domain_invalid: 400,
   browser_launch_failed: 502,
   allowlist_unenforced: 502,
+  launch_options_invalid: 400,
+  profile_volume_conflict: 409,
 };
 
 /** A browser-host failure. Messages never contain a profile path. */

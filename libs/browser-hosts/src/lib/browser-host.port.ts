@@ -17,16 +17,37 @@ export interface HostCapabilities {
   headedMode: HeadedMode;
 }
 
+/** Which run and profile a shared browser serves. */
+export interface BrowserOwner {
+  runId: string;
+  /** Owner scope, set by the Host (`local` today). */
+  scope: string;
+  /** Profile name, one safe segment. */
+  profile: string;
+}
+
 export interface LaunchOptions {
   /** Stable id of this browser (registry key); one safe path segment. */
   browserId: string;
-  /** Chrome user data dir (the profile). Created 0700 when missing. Never returned by the adapter. */
-  userDataDir: string;
+  /**
+   * Chrome user data dir (the profile). Created 0700 when missing. Never returned by
+   * the adapter. Required by the local adapter; the container host keeps the profile
+   * in a Docker volume instead and ignores it.
+   */
+  userDataDir?: string;
+  /**
+   * The run and profile the browser serves. Required by the container host: it names
+   * the profile volume (`sf-profile-<scope>-<profile>`) and labels the container.
+   */
+  owner?: BrowserOwner;
   /** `false` always runs headless; `true` gets the host's {@link HostCapabilities.headedMode}. */
   headed: boolean;
   /** Operator switches from host config (`browser.launch_args`); they come after the Host's own switches. */
   launchArgs: string[];
-  /** Absolute path to Chrome/Chromium (`browser.executable_path`); the adapter's default when unset. */
+  /**
+   * Absolute path to Chrome/Chromium (`browser.executable_path`); the adapter's default
+   * when unset. A path on the Host: the container host always runs its image's Chromium.
+   */
   executablePath?: string;
 }
 
@@ -39,10 +60,14 @@ export interface BrowserExit {
 /** A running browser. Holds no profile path: it is handed to stages and the relay. */
 export interface LaunchedBrowser {
   readonly browserId: string;
-  /** Debugging port on 127.0.0.1. */
+  /** Debugging port: on 127.0.0.1, or of a browser container's relay on the stack network. */
   readonly cdpPort: number;
-  /** Browser-level endpoint, `ws://127.0.0.1:<port>/devtools/browser/<id>`. */
+  /**
+   * Browser-level endpoint, `ws://127.0.0.1:<port>/devtools/browser/<id>`; for a browser
+   * container on the stack network, `ws://<container address>:<port>/…`.
+   */
   readonly wsEndpoint: string;
+  /** The browser's process id on the Host; for a container, its init process as the Docker host sees it. */
   readonly pid: number;
   /** What this launch actually got; `headless` after a quiet fallback, so the caller can emit an event. */
   readonly headedMode: HeadedMode;
@@ -66,7 +91,8 @@ export interface BrowserHostAdapter {
    * Starts a browser on a profile.
    *
    * @throws BrowserHostError `profile_in_use` when a live browser holds the profile;
-   *   `launch_arg_rejected`, `browser_id_invalid`, `browser_launch_failed`.
+   *   `launch_arg_rejected`, `browser_id_invalid`, `browser_launch_failed`,
+   *   `launch_options_invalid`; the container host also `profile_volume_conflict`.
    */
   launch(opts: LaunchOptions): Promise<LaunchedBrowser>;
 }

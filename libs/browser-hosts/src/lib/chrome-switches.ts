@@ -66,8 +66,27 @@ export interface ChromeArgsInput {
   browserId: string;
   hostId: string;
   headless: boolean;
-  /** Chromium cannot start its sandbox as root, so `--no-sandbox` is added then (and only then). */
+  /** Chromium cannot start its sandbox as root, so `--no-sandbox` is added then. */
   runningAsRoot: boolean;
+  /**
+   * The browser runs in a container that is its sandbox (no capabilities, no new
+   * privileges, Docker's seccomp profile, which refuses the user namespaces Chromium's
+   * own sandbox needs), so `--no-sandbox` is added. @defaultValue false
+   */
+  containerSandbox?: boolean;
+  /**
+   * Debugging port. 0: Chrome picks a free one and writes it to DevToolsActivePort (a
+   * shared machine). A container has a network namespace of its own, so its port is
+   * fixed and its relay knows where to forward. @defaultValue 0
+   */
+  debuggingPort?: number;
+  /**
+   * Marks the command line with {@link HOST_ID_SWITCH} and {@link BROWSER_ID_SWITCH} so a
+   * restarted host finds its browsers in /proc. Off for containers: they are found by
+   * their labels, and their Chromium shows in the Docker host's /proc too, where the
+   * local sweep would take a marked one for a local orphan. @defaultValue true
+   */
+  processMarkers?: boolean;
 }
 
 /**
@@ -91,12 +110,14 @@ export function buildChromeArgs(input: ChromeArgsInput): string[] {
   input.launchArgs.forEach(add);
   add(`--user-data-dir=${input.userDataDir}`);
   // Port 0: Chrome picks a free port and writes it to DevToolsActivePort; it binds 127.0.0.1 only.
-  add('--remote-debugging-port=0');
-  add(`${HOST_ID_SWITCH}=${input.hostId}`);
-  add(`${BROWSER_ID_SWITCH}=${input.browserId}`);
+  add(`--remote-debugging-port=${input.debuggingPort ?? 0}`);
+  if (input.processMarkers !== false) {
+    add(`${HOST_ID_SWITCH}=${input.hostId}`);
+    add(`${BROWSER_ID_SWITCH}=${input.browserId}`);
+  }
   if (input.headless) add('--headless=new');
-  // Running as root (containers, CI): Chromium refuses to start with its sandbox then.
-  if (input.runningAsRoot) add('--no-sandbox');
+  // As root (CI) Chromium refuses to start with its sandbox; in a container the container is the sandbox.
+  if (input.runningAsRoot || input.containerSandbox) add('--no-sandbox');
   args.push('about:blank');
   return args;
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { homedir, hostname as osHostname, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { browserVersion, CdpConnection, readDevToolsActivePort, removeDevToolsActivePort } from '@stageflow/cdp';
+import { browserVersion, readDevToolsActivePort, removeDevToolsActivePort } from '@stageflow/cdp';
 import { BrowserHostError } from './browser-host.error';
 import type {
   BrowserExit,
@@ -13,6 +13,7 @@ import type {
   ThrowawayCapableAdapter,
 } from './browser-host.port';
 import { assertSafeId, BROWSER_ID_SWITCH, buildChromeArgs, HOST_ID_SWITCH, switchValue } from './chrome-switches';
+import { askBrowserToQuit, settlesWithin } from './graceful-close';
 import { findOnPath, headedModeFor } from './headed-mode';
 import { isPidAlive, listProcesses, readEnviron, signalGroup, waitForPidExit } from './process-table';
 import { clearStaleSingletonLock } from './singleton-lock';
@@ -83,6 +84,9 @@ export interface SweepReport {
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** A launch on this host: the profile is a folder. */
+type LocalLaunch = LaunchOptions & { userDataDir: string };
+
 /**
  * Chromium as a child process of browser-host. See docs/browser-hosts.md for the
  * flags, the headed/Xvfb/headless choice, the SingletonLock rule and graceful close.
@@ -123,9 +127,13 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
     return [...this.running.keys()];
   }
 
-  async launch(opts: LaunchOptions): Promise<LaunchedBrowser> {
-    const { browserId } = opts;
+  async launch(launch: LaunchOptions): Promise<LaunchedBrowser> {
+    const { browserId, userDataDir } = launch;
     assertSafeId('browserId', browserId);
+    if (!userDataDir) {
+      throw new BrowserHostError('launch_options_invalid', `Browser ${browserId}: the local host needs a profile folder (userDataDir).`);
+    }
+    const opts: LocalLaunch = { ...launch, userDataDir };
     const profileKey = resolve(opts.userDataDir);
     if (this.running.has(browserId) || this.launching.has(browserId)) {
       throw new BrowserHostError('browser_already_running', `Browser ${browserId} is already running on this host.`);
@@ -282,7 +290,7 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
   }
 
   private async start(
-    opts: LaunchOptions,
+    opts: LocalLaunch,
     args: string[],
     headedMode: HeadedMode,
     display: VirtualDisplay | undefined,
@@ -440,36 +448,12 @@ class LocalBrowser implements LaunchedBrowser {
   }
 }
 
-/** `Browser.close` lets Chrome shut down cleanly and write cookies and preferences to the profile. */
-async function askBrowserToQuit(wsEndpoint: string): Promise<void> {
-  let cdp: CdpConnection | undefined;
-  try {
-    cdp = await CdpConnection.connect(wsEndpoint, { connectTimeoutMs: 3000, callTimeoutMs: 5000 });
-    await cdp.send('Browser.close');
-  } catch {
-    // The socket may close before the answer (that is the browser quitting), or the
-    // browser is wedged; either way the caller's bounded wait and SIGKILL decide.
-  } finally {
-    await cdp?.close();
-  }
-}
-
 function signalOne(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch {
     // Already gone.
   }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((done) => {
-    const timer = setTimeout(() => done(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      done(true);
-    });
-  });
 }
 
 function launchFailure(

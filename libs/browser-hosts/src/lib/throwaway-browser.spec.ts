@@ -6,14 +6,14 @@ import { launchThrowaway } from './throwaway-browser';
 
 /** An adapter whose "browser" exits when told to: enough to check the profile folder's life. */
 function fakeAdapter(root: string, failLaunch = false) {
-  const seen: LaunchOptions[] = [];
+  const seen: Array<LaunchOptions & { userDataDir: string }> = [];
   let exit!: (e: BrowserExit) => void;
   const adapter: ThrowawayCapableAdapter = {
     kind: 'local',
     throwawayRoot: root,
     capabilities: () => ({ screen: false, liveView: true, headedMode: 'headless' }),
     async launch(opts) {
-      seen.push(opts);
+      seen.push({ ...opts, userDataDir: opts.userDataDir ?? '' });
       if (failLaunch) throw new Error('no chromium');
       const exited = new Promise<BrowserExit>((resolve) => (exit = resolve));
       const browser: LaunchedBrowser = {

@@ -16,21 +16,28 @@ export interface BrowserVersion {
 export interface BrowserVersionOptions {
   /** @defaultValue 3000 */
   timeoutMs?: number;
+  /**
+   * Where the port is: loopback for a local browser; the address of a browser
+   * container's relay otherwise (an IPv4 address: Chrome refuses a Host header that
+   * is a name other than localhost). @defaultValue '127.0.0.1'
+   */
+  host?: string;
 }
 
 /**
- * `GET http://127.0.0.1:<port>/json/version`, the cheapest health check a browser
- * answers. Bounded by `timeoutMs`.
+ * `GET http://127.0.0.1:<port>/json/version` (or `options.host`), the cheapest health
+ * check a browser answers. Bounded by `timeoutMs`.
  *
  * @throws CdpError `cdp_unreachable` (connection refused, bad answer) or `cdp_timeout`.
  */
 export function browserVersion(port: number, options: BrowserVersionOptions = {}): Promise<BrowserVersion> {
   const timeoutMs = options.timeoutMs ?? 3000;
+  const host = options.host ?? '127.0.0.1';
   if (!isTcpPort(port)) {
     return Promise.reject(new CdpError('cdp_unreachable', `"${port}" is not a TCP port.`, { port }));
   }
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/json/version', method: 'GET', timeout: timeoutMs });
+    const req = request({ host, port, path: '/json/version', method: 'GET', timeout: timeoutMs });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new CdpError('cdp_timeout', `GET /json/version on port ${port} got no answer within ${timeoutMs} ms.`));
@@ -39,7 +46,7 @@ export function browserVersion(port: number, options: BrowserVersionOptions = {}
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(
-        new CdpError('cdp_unreachable', `No browser answers on 127.0.0.1:${port} (${error.code ?? error.message}).`, {
+        new CdpError('cdp_unreachable', `No browser answers on ${host}:${port} (${error.code ?? error.message}).`, {
           port,
         }),
       );

@@ -107,6 +107,17 @@ export interface BrowserHostSettings {
   liveView: boolean;
   /** browser-host runs inside a container (a login hand-off failure then says to log in on a machine with a screen). @defaultValue whether `/.dockerenv` exists (env `STAGEFLOW_IN_CONTAINER`) */
   inContainer: boolean;
+  /**
+   * The Docker engine's unix socket, for the container host (`browser.host: container`).
+   * @defaultValue `/var/run/docker.sock` (env `DOCKER_HOST`, `unix://` only)
+   */
+  dockerSocket: string;
+  /**
+   * The Docker network browser-host itself runs on, when it runs in compose: browser
+   * containers join it and publish nothing. Unset when browser-host runs on the Docker
+   * host: their debugging relay is published on 127.0.0.1 only. (env `STAGEFLOW_BROWSER_NETWORK`)
+   */
+  browserNetwork?: string;
 }
 
 export interface ServiceConfig extends CommonConfig {
@@ -198,6 +209,8 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
 }
 
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** Docker's own rule for network names, bounded. */
+const DOCKER_NETWORK = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The runtime dir plus `/<run id>/<session>.sock` must fit a unix socket path (107 bytes). */
 const MAX_RUNTIME_DIR = 48;
@@ -206,6 +219,21 @@ function absolutePath(r: EnvReader, name: string, fallback: string): string {
   const value = r.string(name, fallback);
   if (!value.startsWith('/')) r.problems.push(`${name}="${value}" must be an absolute path`);
   return value;
+}
+
+/** `DOCKER_HOST=unix:///path` → `/path`; the container host speaks to Docker over its unix socket only. */
+function dockerSocket(r: EnvReader): string {
+  const raw = r.optional('DOCKER_HOST');
+  if (raw === undefined) return '/var/run/docker.sock';
+  const path = raw.startsWith('unix://') ? raw.slice('unix://'.length) : '';
+  if (!path.startsWith('/')) {
+    r.problems.push(
+      `DOCKER_HOST="${raw}" is not a unix socket: browser-host's container host talks to the Docker engine over ` +
+        'its unix socket only; set DOCKER_HOST=unix:///var/run/docker.sock or unset it',
+    );
+    return '/var/run/docker.sock';
+  }
+  return path;
 }
 
 function browserHostSettings(r: EnvReader, env: Env): BrowserHostSettings {
@@ -223,7 +251,16 @@ function browserHostSettings(r: EnvReader, env: Env): BrowserHostSettings {
         'paths inside it would not fit a unix socket; set STAGEFLOW_BROWSER_RUNTIME_DIR (or STAGEFLOW_BROWSER_TMP) to a shorter path such as /tmp/sf-run',
     );
   }
+  const browserNetwork = r.optional('STAGEFLOW_BROWSER_NETWORK');
+  if (browserNetwork !== undefined && !DOCKER_NETWORK.test(browserNetwork)) {
+    r.problems.push(
+      `STAGEFLOW_BROWSER_NETWORK="${browserNetwork}" must be a Docker network name (letters, digits, "_", "." or "-"), ` +
+        'the one browser-host runs on in compose, e.g. stageflow_default',
+    );
+  }
   return {
+    dockerSocket: dockerSocket(r),
+    ...(browserNetwork !== undefined ? { browserNetwork } : {}),
     chromiumPath: absolutePath(r, 'STAGEFLOW_CHROMIUM', '/usr/bin/chromium'),
     hostId,
     display: r.optional('DISPLAY'),

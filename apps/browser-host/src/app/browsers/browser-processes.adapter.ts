@@ -13,8 +13,9 @@ import { browserVersion, CdpConnection } from '@stageflow/cdp';
 import { chromeArgs, type HostConfig } from '@stageflow/host-config';
 import { BrowserConnections } from './browser-connections';
 import { BROWSER_SETTINGS, HOST_CONFIG, type BrowserSettings } from './browser-host.tokens';
-import type { BrowserRecord } from './browser-record';
+import type { BrowserHostKind, BrowserRecord } from './browser-record';
 import { ProcessTable, switchValue } from './process-table.adapter';
+import { ProfileAccess } from './profile-access.adapter';
 
 /**
  * A running browser as browser-host holds it: launched by this process, or re-adopted
@@ -22,6 +23,10 @@ import { ProcessTable, switchValue } from './process-table.adapter';
  */
 export interface BrowserHandle {
   readonly browserId: string;
+  /** Which host runs it: a local Chromium process or a browser container. */
+  readonly host: BrowserHostKind;
+  /** Container host: the browser's container. */
+  readonly containerId?: string;
   readonly pid: number;
   readonly cdpPort: number;
   readonly wsEndpoint: string;
@@ -34,10 +39,12 @@ export interface BrowserHandle {
   kill(): Promise<void>;
 }
 
+/** The shared browser of a (run, profile). Where its profile lives is the host's business (a folder, a volume). */
 export interface SharedLaunch {
   browserId: string;
-  /** From `ProfileStore.pathFor`; goes to Chromium and nowhere else. */
-  userDataDir: string;
+  runId: string;
+  scope: string;
+  profile: string;
   headed: boolean;
 }
 
@@ -50,11 +57,13 @@ export interface ThrowawayLaunch {
 }
 
 /**
- * Side effects on browser processes: launching through the local adapter, finding a
- * browser a previous process launched, health checks, the orphan sweep. The services
- * above it are tested with a fake.
+ * Side effects on browsers: launching (shared browsers on the host Host config names
+ * for their scope, throw-away browsers always locally), finding a browser a previous
+ * process launched, health checks, the orphan sweep. The services above it are tested
+ * with a fake.
  */
 export abstract class BrowserProcesses {
+  /** What the host of this browser-host's owner scope offers a login stage. */
   abstract capabilities(): HostCapabilities;
   abstract launchShared(launch: SharedLaunch): Promise<BrowserHandle>;
   abstract launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle>;
@@ -68,18 +77,40 @@ export abstract class BrowserProcesses {
   abstract killRemains(record: BrowserRecord): Promise<void>;
   /** Process alive and its kept CDP connection open (reconnected once when it dropped). */
   abstract isResponsive(handle: BrowserHandle): Promise<boolean>;
-  /** Ends this host's Chromium, Xvfb and temp profiles whose id is not in `known`. */
+  /**
+   * Ends this host's Chromium, Xvfb and temp profiles whose id is not in `known`; with
+   * the container host, its containers whose id is not known and whose run has ended.
+   */
   abstract sweepOrphans(known: Iterable<string>): Promise<SweepReport>;
   /** Ids of browsers this process launched and that still run. */
   abstract runningIds(): string[];
+  /**
+   * At a run's end, after its registered browsers are closed: what else of the run is
+   * still running (a browser container browser-host started but died before it
+   * registered) is closed gracefully too. Ids in `known` are left alone.
+   */
+  abstract closeLeftoversOfRun(runId: string, known: Iterable<string>): Promise<string[]>;
+}
+
+/** One kind of host for shared browsers (local Chromium, containers), as the router in front of them sees it. */
+export interface SharedBrowserHost {
+  readonly kind: BrowserHostKind;
+  capabilities(): HostCapabilities;
+  launchShared(launch: SharedLaunch): Promise<BrowserHandle>;
+  adopt(record: BrowserRecord): Promise<BrowserHandle | undefined>;
+  killRemains(record: BrowserRecord): Promise<void>;
+  isResponsive(handle: BrowserHandle): Promise<boolean>;
+  sweepOrphans(known: Iterable<string>): Promise<SweepReport>;
+  runningIds(): string[];
 }
 
 const CLOSE_TIMEOUT_MS = 10_000;
 const HEALTH_TIMEOUT_MS = 3000;
 
-/** {@link BrowserProcesses} over `LocalChromeAdapter` (Chromium as a child of browser-host). */
+/** Shared and throw-away browsers on `LocalChromeAdapter` (Chromium as a child of browser-host). */
 @Injectable()
-export class LocalBrowserProcesses extends BrowserProcesses {
+export class LocalBrowserProcesses implements SharedBrowserHost {
+  readonly kind = 'local' as const;
   private readonly log = new Logger('BrowserProcesses');
   private readonly adapter: LocalChromeAdapter;
   private readonly procs = new ProcessTable();
@@ -88,8 +119,8 @@ export class LocalBrowserProcesses extends BrowserProcesses {
     @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
     @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
     private readonly connections: BrowserConnections,
+    private readonly profiles: ProfileAccess,
   ) {
-    super();
     this.adapter = new LocalChromeAdapter({
       chromiumPath: settings.chromiumPath,
       display: settings.display,
@@ -99,7 +130,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       hostId: settings.hostId,
       throwawayRoot: settings.throwawayRoot,
       closeTimeoutMs: CLOSE_TIMEOUT_MS,
-      onEvent: (event) => this.onAdapterEvent(event),
+      onEvent: (event) => logBrowserEvent(this.log, event),
     });
   }
 
@@ -110,7 +141,8 @@ export class LocalBrowserProcesses extends BrowserProcesses {
   async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
     const browser = await this.adapter.launch({
       browserId: launch.browserId,
-      userDataDir: launch.userDataDir,
+      // From ProfileStore.pathFor; goes to Chromium and nowhere else.
+      userDataDir: await this.profiles.folder(launch.scope, launch.profile),
       headed: launch.headed,
       // Host switches, then browser.launch_args; the adapter adds its own and drops repeats.
       launchArgs: chromeArgs(this.hostConfig),
@@ -153,6 +185,7 @@ export class LocalBrowserProcesses extends BrowserProcesses {
     };
     const handle: BrowserHandle & { toJSON(): object } = {
       browserId: record.browserId,
+      host: 'local',
       pid: record.pid,
       cdpPort: record.cdpPort,
       wsEndpoint: record.wsEndpoint,
@@ -239,24 +272,26 @@ export class LocalBrowserProcesses extends BrowserProcesses {
       if (!(await this.procs.waitForExit(pid, 3000))) this.procs.signalGroup(pid, 'SIGKILL');
     }
   }
+}
 
-  private onAdapterEvent(event: BrowserHostEvent): void {
-    const { type, browserId } = event;
-    if (type === 'browser_exited' && !event.expected) {
-      this.log.warn({ msg: 'Browser exited on its own; it is restarted at the next stage session of its run', browserId, pid: event.pid, code: event.code, signal: event.signal });
-    } else if (type === 'browser_force_killed') {
-      this.log.warn({ msg: 'Browser did not close in time and was killed; its last cookies may be lost', browserId, pid: event.pid });
-    } else if (type === 'stale_profile_lock_removed') {
-      this.log.log({ msg: 'Removed a stale profile lock left by a crashed browser', browserId, ownerPid: event.ownerPid, reason: event.reason });
-    } else if (type === 'orphan_swept') {
-      this.log.log({ msg: `Swept an orphaned ${event.what}`, browserId, pid: event.pid });
-    }
+/** The adapters' events as log lines (browser id, pid; never a path). */
+export function logBrowserEvent(log: Logger, event: BrowserHostEvent): void {
+  const { type, browserId } = event;
+  if (type === 'browser_exited' && !event.expected) {
+    log.warn({ msg: 'Browser exited on its own; it is restarted at the next stage session of its run', browserId, pid: event.pid, code: event.code, signal: event.signal });
+  } else if (type === 'browser_force_killed') {
+    log.warn({ msg: 'Browser did not close in time and was killed; its last cookies may be lost', browserId, pid: event.pid });
+  } else if (type === 'stale_profile_lock_removed') {
+    log.log({ msg: 'Removed a stale profile lock left by a crashed browser', browserId, ownerPid: event.ownerPid, reason: event.reason });
+  } else if (type === 'orphan_swept') {
+    log.log({ msg: `Swept an orphaned ${event.what}`, browserId, pid: event.pid });
   }
 }
 
 function launched(browser: LaunchedBrowser, connections: BrowserConnections): BrowserHandle {
   const handle: BrowserHandle & { toJSON(): object } = {
     browserId: browser.browserId,
+    host: 'local',
     pid: browser.pid,
     cdpPort: browser.cdpPort,
     wsEndpoint: browser.wsEndpoint,

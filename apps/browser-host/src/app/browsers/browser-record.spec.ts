@@ -4,6 +4,7 @@ const shared: BrowserRecord = {
   browserId: 'sb-0123456789abcdef0123',
   kind: 'shared',
   hostId: 'local',
+  host: 'local',
   runId: 'lx1-abc',
   scope: 'local',
   profile: 'work',
@@ -29,8 +30,22 @@ describe('browser records', () => {
     expect(browserRecordFromHash(hash)).toEqual({ ...throwaway, scope: undefined, profile: undefined, leaseToken: undefined });
   });
 
+  it('reads a record written before the container host as a local browser', () => {
+    const { host: _host, ...old } = browserRecordToHash(shared);
+    expect(browserRecordFromHash(old)).toEqual(shared);
+  });
+
+  it('keeps a container browser with its container and its address on the stack network', () => {
+    const container: BrowserRecord = { ...shared, host: 'container', containerId: 'a'.repeat(64), cdpPort: 9223, wsEndpoint: 'ws://172.18.0.5:9223/devtools/browser/6c1e' };
+    expect(browserRecordFromHash(browserRecordToHash(container))).toEqual(container);
+  });
+
   it.each([
     ['an empty hash (deleted record)', {}],
+    ['an unknown host', { host: 'kubernetes' }],
+    ['a throw-away browser in a container', { host: 'container', kind: 'throwaway', sessionId: 'sf-r-s-1' }],
+    ['a local browser off loopback', { host: 'local', wsEndpoint: 'ws://172.18.0.5:9222/devtools/browser/x' }],
+    ['a container endpoint that is a name', { host: 'container', wsEndpoint: 'ws://browser:9223/devtools/browser/x' }],
     ['an unknown kind', { kind: 'container' }],
     ['a non-loopback endpoint', { wsEndpoint: 'ws://10.0.0.2:9222/devtools/browser/x' }],
     ['a pid that is not a number', { pid: 'abc' }],

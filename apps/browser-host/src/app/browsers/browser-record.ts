@@ -1,5 +1,21 @@
 import type { HeadedMode } from '@stageflow/browser-hosts';
 
+/** Where a browser runs: a Chromium process of this Host, or a container of the container host. */
+export type BrowserHostKind = 'local' | 'container';
+
+const ENDPOINT = /^ws:\/\/(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\/devtools\/browser\/[A-Za-z0-9-]+$/;
+
+/**
+ * A browser-level CDP endpoint browser-host hands out: `ws://127.0.0.1:<port>/devtools/browser/<id>`,
+ * or, for a browser container on the stack network (`anyAddress`), its IPv4 address
+ * there. Never a name: Chrome refuses a Host header that is a name other than localhost.
+ */
+export function isBrowserEndpoint(wsEndpoint: string | undefined, anyAddress: boolean): boolean {
+  const m = ENDPOINT.exec(wsEndpoint ?? '');
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return false;
+  return anyAddress || m[1] === '127.0.0.1';
+}
+
 /**
  * A browser in browser-host's registry (Redis hash `sf:browser:<id>`). What a restarted
  * host needs to find and re-adopt it, and what logs and the relay need to name it.
@@ -11,15 +27,20 @@ export interface BrowserRecord {
   kind: 'shared' | 'throwaway';
   /** The browser-host (`STAGEFLOW_HOST_ID`) whose process runs it. */
   hostId: string;
+  /** `local` (a Chromium process; also what a record from before the container host means) or `container`. */
+  host: BrowserHostKind;
+  /** Container host: the browser's container. */
+  containerId?: string;
   runId: string;
   /** Shared browsers: the owner scope and profile name. */
   scope?: string;
   profile?: string;
   /** Throw-away browsers: the one stage session using it. */
   sessionId?: string;
+  /** The Chromium process; for a container, its init process as the Docker host sees it. */
   pid: number;
   cdpPort: number;
-  /** `ws://127.0.0.1:<port>/devtools/browser/<id>`. */
+  /** `ws://127.0.0.1:<port>/devtools/browser/<id>`; a container on the stack network: its address there. */
   wsEndpoint: string;
   headedMode: HeadedMode;
   /** Shared browsers: the fencing token of the lease the browser was last handed out under. */
@@ -51,13 +72,18 @@ export function browserRecordFromHash(hash: Record<string, string>): BrowserReco
   const cdpPort = int('cdpPort');
   if (!browserId || !hostId || !runId || !startedAt || pid === undefined || cdpPort === undefined) return undefined;
   if (kind !== 'shared' && kind !== 'throwaway') return undefined;
-  if (!wsEndpoint?.startsWith('ws://127.0.0.1:')) return undefined;
+  const host = hash['host'] ?? 'local';
+  if (host !== 'local' && host !== 'container') return undefined;
+  // Throw-away browsers always run locally; only a container may sit on another address.
+  if (host === 'container' && kind !== 'shared') return undefined;
+  if (!isBrowserEndpoint(wsEndpoint, host === 'container')) return undefined;
   if (!HEADED_MODES.includes(headedMode as HeadedMode)) return undefined;
   if (kind === 'shared' && (!hash['scope'] || !hash['profile'])) return undefined;
   const record: BrowserRecord = {
     browserId,
     kind,
     hostId,
+    host,
     runId,
     pid,
     cdpPort,
@@ -68,6 +94,7 @@ export function browserRecordFromHash(hash: Record<string, string>): BrowserReco
   if (hash['scope']) record.scope = hash['scope'];
   if (hash['profile']) record.profile = hash['profile'];
   if (hash['sessionId']) record.sessionId = hash['sessionId'];
+  if (host === 'container' && /^[0-9a-f]{12,64}$/.test(hash['containerId'] ?? '')) record.containerId = hash['containerId'];
   const token = int('leaseToken');
   if (token !== undefined) record.leaseToken = token;
   return record;

@@ -51,4 +51,17 @@ describe('browser-host settings', () => {
     );
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_CHROMIUM: 'chromium' })).toThrow(/absolute path/);
   });
+
+  it('finds Docker at its default socket or a unix DOCKER_HOST, and publishes browser containers unless told their network', () => {
+    expect(loadServiceConfig('browser-host', {}).browser).toMatchObject({ dockerSocket: '/var/run/docker.sock' });
+    expect(loadServiceConfig('browser-host', {}).browser.browserNetwork).toBeUndefined();
+    expect(
+      loadServiceConfig('browser-host', { DOCKER_HOST: 'unix:///run/user/1000/docker.sock', STAGEFLOW_BROWSER_NETWORK: 'stageflow_default' }).browser,
+    ).toMatchObject({ dockerSocket: '/run/user/1000/docker.sock', browserNetwork: 'stageflow_default' });
+  });
+
+  it('refuses a Docker host that is not a unix socket and a network name Docker would refuse, naming the variable', () => {
+    expect(() => loadServiceConfig('browser-host', { DOCKER_HOST: 'tcp://10.0.0.5:2375' })).toThrow(/DOCKER_HOST="tcp:\/\/10.0.0.5:2375" is not a unix socket/);
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_NETWORK: '-net' })).toThrow(/STAGEFLOW_BROWSER_NETWORK="-net" must be a Docker network name/);
+  });
 });

@@ -10,6 +10,8 @@ import { BrowserConnections } from './browser-connections';
 import { BrowserHostRedis } from './browser-host.redis';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE } from './browser-host.tokens';
 import { BrowserProcesses, LocalBrowserProcesses } from './browser-processes.adapter';
+import { ContainerBrowserProcesses } from './container-browser-processes.adapter';
+import { RoutedBrowserProcesses } from './routed-browser-processes';
 import { BrowserRegistry } from './browser-registry.repository';
 import { BrowserTabs, CdpBrowserTabs } from './browser-tabs.adapter';
 import { CapabilitiesController } from './capabilities.controller';
@@ -21,7 +23,7 @@ import { EngineRunStates, RunStates } from './run-states.adapter';
 const systemClock = { now: (): Date => new Date() };
 
 /**
- * The browsers of browser-host: the local Chromium adapter, the Redis registry, the
+ * The browsers of browser-host: the local Chromium adapter and the container host, the Redis registry, the
  * run's shared and throw-away browsers, profiles and their audit, leases. Reads
  * `$STAGEFLOW_HOME/config.yaml` once, here: an invalid file stops the boot.
  */
@@ -62,7 +64,11 @@ export class BrowsersModule {
         HostReadiness,
         RunBrowsers,
         BrowserConnections,
-        { provide: BrowserProcesses, useClass: LocalBrowserProcesses },
+        // Shared browsers on the host Host config names per owner scope (browser.host,
+        // browser.owner_hosts); throw-away browsers always on the local one.
+        LocalBrowserProcesses,
+        ContainerBrowserProcesses,
+        { provide: BrowserProcesses, useClass: RoutedBrowserProcesses },
         { provide: BrowserTabs, useClass: CdpBrowserTabs },
         { provide: ProfileStore, useFactory: () => new ProfileStore({ home: config.home }) },
         { provide: AuditLog, useFactory: () => new AuditLog(config.home, systemClock) },

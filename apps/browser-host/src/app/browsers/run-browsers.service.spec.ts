@@ -1,14 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { BrowserRecord } from './browser-record';
 import { RunBrowsers } from './run-browsers.service';
-import { FakeBrowser, FakeProcesses, FakeProfiles, MemoryBrowserRegistry, SETTINGS } from './testing/fake-browser-host';
+import { FakeBrowser, FakeProcesses, MemoryBrowserRegistry, SETTINGS } from './testing/fake-browser-host';
 
 function setup() {
   const processes = new FakeProcesses();
   const registry = new MemoryBrowserRegistry();
-  const profiles = new FakeProfiles();
-  const browsers = new RunBrowsers(processes, registry.asRegistry(), profiles, SETTINGS);
-  return { processes, registry, profiles, browsers };
+  const browsers = new RunBrowsers(processes, registry.asRegistry(), SETTINGS);
+  return { processes, registry, browsers };
 }
 
 const request = { runId: 'run1', scope: 'local', profile: 'work', leaseToken: 7, headed: false };
@@ -35,12 +34,12 @@ describe('RunBrowsers', () => {
     expect(new Set(processes.launches.map((l) => l.browserId)).size).toBe(3);
   });
 
-  it('registers the browser without its profile folder', async () => {
+  it('launches on the run\'s scope and profile and registers the browser without a profile folder', async () => {
     const { processes, registry, browsers } = setup();
     const { handle } = await browsers.shared(request);
-    expect(processes.launches[0].userDataDir).toBe('/home/test/.stageflow/browser/local/work');
+    expect(processes.launches[0]).toMatchObject({ runId: 'run1', scope: 'local', profile: 'work' });
     const record = await registry.get(handle.browserId);
-    expect(record).toMatchObject({ kind: 'shared', runId: 'run1', scope: 'local', profile: 'work', leaseToken: 7, hostId: 'unit', pid: handle.pid });
+    expect(record).toMatchObject({ kind: 'shared', host: 'local', runId: 'run1', scope: 'local', profile: 'work', leaseToken: 7, hostId: 'unit', pid: handle.pid });
     expect(JSON.stringify(record)).not.toContain('.stageflow');
     expect(JSON.stringify(handle)).not.toContain('.stageflow');
   });
@@ -53,11 +52,23 @@ describe('RunBrowsers', () => {
     expect(second).toMatchObject({ started: true, restarted: true });
     expect(second.handle.pid).not.toBe(first.handle.pid);
     expect(second.handle.wsEndpoint).not.toBe(first.handle.wsEndpoint);
-    expect(processes.launches.map((l) => l.userDataDir)).toEqual([
-      '/home/test/.stageflow/browser/local/work',
-      '/home/test/.stageflow/browser/local/work',
+    expect(processes.launches.map((l) => [l.scope, l.profile])).toEqual([
+      ['local', 'work'],
+      ['local', 'work'],
     ]);
     expect((await registry.get(second.handle.browserId))?.pid).toBe(second.handle.pid);
+  });
+
+  it('at a run\'s end, also closes what the host has of the run beyond the registry, and a failing lookup does not stop the teardown', async () => {
+    const { processes, registry, browsers } = setup();
+    const { handle } = await browsers.shared(request);
+    await browsers.closeRun('run1');
+    expect((handle as FakeBrowser).closed).toBe(true);
+    expect(processes.leftoverRuns).toEqual(['run1']);
+    await browsers.shared({ ...request, runId: 'run2' });
+    processes.leftoversError = new Error('connect ENOENT /var/run/docker.sock');
+    await expect(browsers.closeRun('run2')).resolves.toBeUndefined();
+    expect(registry.records.size).toBe(0);
   });
 
   it('remembers a newer lease token on the record', async () => {
@@ -75,6 +86,7 @@ describe('RunBrowsers', () => {
         browserId: browser.browserId,
         kind,
         hostId: 'unit',
+        host: 'local',
         runId: 'run1',
         ...(kind === 'shared' ? { scope: 'local', profile: 'work' } : { sessionId: 'sf-run1-x-1' }),
         pid: 555,

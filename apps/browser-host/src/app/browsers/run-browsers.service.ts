@@ -6,7 +6,6 @@ import { BROWSER_SETTINGS, type BrowserSettings } from './browser-host.tokens';
 import type { BrowserRecord } from './browser-record';
 import { sharedBrowserId, throwawayBrowserId } from './browser-ids';
 import { KeyedMutex } from './keyed-mutex';
-import { ProfileAccess } from './profile-access.adapter';
 
 export interface SharedBrowserRequest {
   runId: string;
@@ -66,7 +65,6 @@ export class RunBrowsers {
   constructor(
     private readonly processes: BrowserProcesses,
     private readonly registry: BrowserRegistry,
-    private readonly profiles: ProfileAccess,
     @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
   ) {}
 
@@ -107,8 +105,13 @@ export class RunBrowsers {
           restarted = true;
         }
       }
-      const userDataDir = await this.profiles.folder(req.scope, req.profile);
-      const handle = await this.processes.launchShared({ browserId, userDataDir, headed: req.headed || !!req.onScreen });
+      const handle = await this.processes.launchShared({
+        browserId,
+        runId: req.runId,
+        scope: req.scope,
+        profile: req.profile,
+        headed: req.headed || !!req.onScreen,
+      });
       const record: BrowserRecord = {
         ...this.recordOf(handle, req.runId),
         kind: 'shared',
@@ -117,7 +120,14 @@ export class RunBrowsers {
         leaseToken: req.leaseToken,
       };
       await this.register(handle, record);
-      this.log.log({ msg: restarted ? 'Restarted the shared browser' : 'Started the shared browser', ...ids, pid: handle.pid, headedMode: handle.headedMode });
+      this.log.log({
+        msg: restarted ? 'Restarted the shared browser' : 'Started the shared browser',
+        ...ids,
+        host: handle.host,
+        containerId: handle.containerId,
+        pid: handle.pid,
+        headedMode: handle.headedMode,
+      });
       return { handle, started: true, restarted };
     });
   }
@@ -167,11 +177,21 @@ export class RunBrowsers {
     });
   }
 
-  /** Closes every browser of the run on this host. */
+  /** Closes every browser of the run on this host, registered or left over. */
   async closeRun(runId: string): Promise<void> {
     const ids = new Set((await this.registry.ofRun(runId)).map((r) => r.browserId));
     for (const [id, { record }] of this.live) if (record.runId === runId) ids.add(id);
     await Promise.all([...ids].map((id) => this.close(id)));
+    // Best effort: a Docker that does not answer must not keep the run's lease from
+    // being released; the next startup sweep removes what is left.
+    try {
+      const leftovers = await this.processes.closeLeftoversOfRun(runId, this.knownIds());
+      if (leftovers.length > 0) {
+        this.log.log({ msg: 'Closed browsers of the ended run that no registry entry named', runId, browserIds: leftovers });
+      }
+    } catch (error) {
+      this.log.warn({ msg: `Could not look for unregistered browsers of the ended run: ${(error as Error).message}`, runId });
+    }
   }
 
   /**
@@ -219,6 +239,8 @@ export class RunBrowsers {
     return {
       browserId: handle.browserId,
       hostId: this.settings.hostId,
+      host: handle.host,
+      ...(handle.containerId ? { containerId: handle.containerId } : {}),
       runId,
       pid: handle.pid,
       cdpPort: handle.cdpPort,

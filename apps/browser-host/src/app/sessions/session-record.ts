@@ -1,4 +1,5 @@
 import type { HeadedMode } from '@stageflow/browser-hosts';
+import { isBrowserEndpoint } from '../browsers/browser-record';
 
 /** A request a throw-away browser's allowlist refused (first per host), as `GET /internal/sessions/:id` shows it. */
 export interface BlockedRequest {
@@ -55,7 +56,7 @@ export function sessionRecordFromHash(hash: Record<string, string>): SessionReco
   if (!sessionId || !hostId || !runId || !stageId || !browserId || !targetId || !socketDir || !openedAt) return undefined;
   if (kind !== 'shared' && kind !== 'throwaway') return undefined;
   if (!Number.isInteger(attempt) || attempt < 1) return undefined;
-  if (!cdpEndpoint?.startsWith('ws://127.0.0.1:') || !HEADED_MODES.includes(headedMode)) return undefined;
+  if (!isBrowserEndpoint(cdpEndpoint, kind === 'shared') || !HEADED_MODES.includes(headedMode)) return undefined;
   let blocked: BlockedRequest[] = [];
   try {
     const parsed: unknown = JSON.parse(hash['blocked'] ?? '[]');

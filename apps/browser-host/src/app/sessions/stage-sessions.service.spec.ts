@@ -105,7 +105,7 @@ class NoActivity extends StageActivity {
 function setup(configYaml = '', settings = SETTINGS) {
   const processes = new FakeProcesses();
   const profiles = new FakeProfiles();
-  const browsers = new RunBrowsers(processes, new MemoryBrowserRegistry().asRegistry(), profiles, SETTINGS);
+  const browsers = new RunBrowsers(processes, new MemoryBrowserRegistry().asRegistry(), SETTINGS);
   const registry = new MemorySessions();
   const tabs = new FakeTabs();
   const agents = new FakeAgents();

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AllowlistBlock } from '@stageflow/browser-hosts';
 import { ConflictError, NotFoundError, StageflowError, type LoginHandoff, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
-import { checkStageAgainstBlockedSites, hostFor, type HostConfig } from '@stageflow/host-config';
+import { checkStageAgainstBlockedSites, type HostConfig } from '@stageflow/host-config';
 import { ProfileLeases } from '@stageflow/leases';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE, type BrowserSettings } from '../browsers/browser-host.tokens';
 import { throwawayBrowserId } from '../browsers/browser-ids';
@@ -78,14 +78,6 @@ export class StageSessions {
       checkUrl: req.checkUrl,
       loginUrl: req.loginUrl,
     });
-    if (req.profile && hostFor(this.hostConfig, this.scope) !== 'local') {
-      throw new StageflowError(
-        'browser_host_unsupported',
-        `Host config sends scope "${this.scope}" to the container browser host, which this browser-host does not run yet. ` +
-          'Set browser.host: local (or remove the owner_hosts entry) and restart the Host.',
-        501,
-      );
-    }
     // A login gate needs a browser the operator can see: refused before any browser if there is no way to show one.
     const handoff = req.login ? this.loginHandoff() : undefined;
     await this.readiness.whenReady(READY_WAIT_MS);
@@ -212,7 +204,13 @@ export class StageSessions {
     });
     if (restarted) {
       void this.activity
-        .note(req.runId, req.stageId, req.attempt, `browser-host: the browser of profile ${profile} had died and was restarted; pages open in it were lost, the login (cookies) was kept`)
+        .note(
+          req.runId,
+          req.stageId,
+          req.attempt,
+          `browser-host: the browser of profile ${profile} had died (crash, out of memory or killed) and was restarted on the same profile; ` +
+            'pages open in it were lost; the login is in the profile, but cookies it set in its last ~30 seconds may be lost: re-verify the login',
+        )
         .catch(() => undefined);
     }
     const loginPage = handoff ? (req.loginUrl ?? req.checkUrl) : undefined;

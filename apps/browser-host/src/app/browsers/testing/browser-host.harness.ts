@@ -2,6 +2,8 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CdpConnection } from '@stageflow/cdp';
 import { loadServiceConfig, type ServiceConfig } from '@stageflow/config';
+import { docker } from '@stageflow/testing';
+import type Docker from 'dockerode';
 import Redis from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
@@ -309,4 +311,11 @@ export async function deleteKeys(redisUrl: string, prefix: string): Promise<void
 
 export async function removeDirs(dirs: HostDirs): Promise<void> {
   await rm(dirs.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+}
+
+/** `docker inspect` of every container (any state) labelled with the host id and, optionally, a run. */
+export async function browserContainers(hostId: string, runId?: string): Promise<Docker.ContainerInspectInfo[]> {
+  const filters = ['--filter', `label=stageflow.host=${hostId}`, ...(runId ? ['--filter', `label=stageflow.run=${runId}`] : [])];
+  const ids = (await docker('ps', '-aq', ...filters)).split('\n').filter(Boolean);
+  return ids.length ? (JSON.parse(await docker('inspect', ...ids)) as Docker.ContainerInspectInfo[]) : [];
 }

@@ -11,6 +11,7 @@ import { ProfileAccess, type ProfileUse } from '../profile-access.adapter';
  */
 
 export const SETTINGS: BrowserSettings = {
+  dockerSocket: '/var/run/docker.sock',
   chromiumPath: '/usr/bin/chromium',
   hostId: 'unit',
   searchPath: '/usr/bin:/bin',
@@ -22,6 +23,7 @@ export const SETTINGS: BrowserSettings = {
 };
 
 export class FakeBrowser implements BrowserHandle {
+  readonly host = 'local' as const;
   alive = true;
   closed = false;
   constructor(
@@ -44,7 +46,7 @@ export class FakeBrowser implements BrowserHandle {
 }
 
 export class FakeProcesses extends BrowserProcesses {
-  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; userDataDir?: string; headed?: boolean }> = [];
+  launches: Array<{ kind: 'shared' | 'throwaway'; browserId: string; runId?: string; scope?: string; profile?: string; headed?: boolean }> = [];
   browsers: FakeBrowser[] = [];
   /** Registered browsers a "previous process" left running, by id. */
   leftovers = new Map<string, FakeBrowser>();
@@ -58,7 +60,7 @@ export class FakeProcesses extends BrowserProcesses {
     return { screen: false, liveView: true, headedMode: this.headedMode };
   }
   async launchShared(launch: SharedLaunch): Promise<BrowserHandle> {
-    this.launches.push({ kind: 'shared', browserId: launch.browserId, userDataDir: launch.userDataDir, headed: launch.headed });
+    this.launches.push({ kind: 'shared', browserId: launch.browserId, runId: launch.runId, scope: launch.scope, profile: launch.profile, headed: launch.headed });
     return this.start(launch.browserId);
   }
   async launchThrowaway(launch: ThrowawayLaunch): Promise<BrowserHandle> {
@@ -80,6 +82,14 @@ export class FakeProcesses extends BrowserProcesses {
   }
   runningIds(): string[] {
     return this.browsers.filter((b) => b.alive).map((b) => b.browserId);
+  }
+  /** Set to make the leftover lookup fail (Docker away). */
+  leftoversError?: Error;
+  leftoverRuns: string[] = [];
+  async closeLeftoversOfRun(runId: string): Promise<string[]> {
+    if (this.leftoversError) throw this.leftoversError;
+    this.leftoverRuns.push(runId);
+    return [];
   }
   private async start(browserId: string): Promise<BrowserHandle> {
     if (this.launchDelayMs) await new Promise((resolve) => setTimeout(resolve, this.launchDelayMs));
