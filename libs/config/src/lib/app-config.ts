@@ -113,6 +113,20 @@ export interface BrowserHostSettings {
    */
   dockerSocket: string;
   /**
+   * Overrides Host config's `browser.host` for this start, so a deployment can pick
+   * the adapter without editing `$STAGEFLOW_HOME/config.yaml` (compose's default is
+   * `container`). `owner_hosts` still wins per scope. (env `STAGEFLOW_BROWSER_HOST`:
+   * `local` or `container`)
+   */
+  hostKindOverride?: 'local' | 'container';
+  /**
+   * Hand stages a local browser's debugging port on this address (through a relay)
+   * instead of 127.0.0.1: browser-host runs in a container and stages in another
+   * (compose with the local adapter). `auto` = this container's IPv4 address.
+   * (env `STAGEFLOW_BROWSER_CDP_ADDRESS`)
+   */
+  publishCdpAddress?: string;
+  /**
    * The Docker network browser-host itself runs on, when it runs in compose: browser
    * containers join it and publish nothing. Unset when browser-host runs on the Docker
    * host: their debugging relay is published on 127.0.0.1 only. (env `STAGEFLOW_BROWSER_NETWORK`)
@@ -258,8 +272,18 @@ function browserHostSettings(r: EnvReader, env: Env): BrowserHostSettings {
         'the one browser-host runs on in compose, e.g. stageflow_default',
     );
   }
+  const hostKind = r.optional('STAGEFLOW_BROWSER_HOST');
+  if (hostKind !== undefined && hostKind !== 'local' && hostKind !== 'container') {
+    r.problems.push(`STAGEFLOW_BROWSER_HOST="${hostKind}" must be local or container (which browser host runs shared browsers)`);
+  }
+  const publishCdp = r.optional('STAGEFLOW_BROWSER_CDP_ADDRESS');
+  if (publishCdp !== undefined && publishCdp !== 'auto' && isIP(publishCdp) !== 4) {
+    r.problems.push(`STAGEFLOW_BROWSER_CDP_ADDRESS="${publishCdp}" must be auto or an IPv4 address of this machine`);
+  }
   return {
+    ...(publishCdp !== undefined ? { publishCdpAddress: publishCdp } : {}),
     dockerSocket: dockerSocket(r),
+    ...(hostKind === 'local' || hostKind === 'container' ? { hostKindOverride: hostKind } : {}),
     ...(browserNetwork !== undefined ? { browserNetwork } : {}),
     chromiumPath: absolutePath(r, 'STAGEFLOW_CHROMIUM', '/usr/bin/chromium'),
     hostId,

@@ -1,4 +1,5 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { CdpPublisher } from './cdp-publisher';
 import { CdpConnection } from '@stageflow/cdp';
 
 const CONNECT_OPTIONS = { connectTimeoutMs: 3000, callTimeoutMs: 10_000 };
@@ -14,6 +15,8 @@ const CONNECT_OPTIONS = { connectTimeoutMs: 3000, callTimeoutMs: 10_000 };
 export class BrowserConnections implements OnModuleDestroy {
   private readonly open = new Map<string, CdpConnection>();
   private readonly connecting = new Map<string, Promise<CdpConnection>>();
+
+  constructor(@Optional() private readonly publisher?: CdpPublisher) {}
 
   /** The kept connection of the browser while it is open; `undefined` if there is none or it dropped. */
   live(wsEndpoint: string): CdpConnection | undefined {
@@ -45,6 +48,7 @@ export class BrowserConnections implements OnModuleDestroy {
     const cdp = this.open.get(wsEndpoint);
     this.open.delete(wsEndpoint);
     await cdp?.close();
+    await this.publisher?.unpublish(wsEndpoint);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -44,6 +44,12 @@ describe('browser-host settings', () => {
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_LIVE_VIEW: 'yes' })).toThrow(/STAGEFLOW_LIVE_VIEW="yes" must be one of: true, false/);
   });
 
+  it('takes STAGEFLOW_BROWSER_HOST as the adapter for this start, and refuses another value', () => {
+    expect(loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_HOST: 'container' }).browser.hostKindOverride).toBe('container');
+    expect(loadServiceConfig('browser-host', {}).browser.hostKindOverride).toBeUndefined();
+    expect(() => loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_HOST: 'docker' })).toThrow(/STAGEFLOW_BROWSER_HOST="docker" must be local or container/);
+  });
+
   it('refuses a host id that is not one safe segment, and a runtime dir too long for unix sockets', () => {
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_HOST_ID: '../x' })).toThrow(ConfigError);
     expect(() => loadServiceConfig('browser-host', { STAGEFLOW_BROWSER_RUNTIME_DIR: `/tmp/${'x'.repeat(60)}` })).toThrow(

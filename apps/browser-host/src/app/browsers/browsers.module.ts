@@ -6,6 +6,7 @@ import { loadHostConfig } from '@stageflow/host-config';
 import { LeasesModule, ProfileLeases } from '@stageflow/leases';
 import { LOCAL_SCOPE, ProfileService, ProfileStore } from '@stageflow/profiles';
 import { SERVICE_CONFIG } from '../service-config';
+import { CdpPublisher } from './cdp-publisher';
 import { BrowserConnections } from './browser-connections';
 import { BrowserHostRedis } from './browser-host.redis';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE } from './browser-host.tokens';
@@ -30,7 +31,10 @@ const systemClock = { now: (): Date => new Date() };
 @Module({})
 export class BrowsersModule {
   static forRoot(config: ServiceConfig): DynamicModule {
-    const hostConfig = loadHostConfig(config.home);
+    const loaded = loadHostConfig(config.home);
+    // STAGEFLOW_BROWSER_HOST picks the adapter at start without editing config.yaml.
+    const override = config.browser.hostKindOverride;
+    const hostConfig = override ? { ...loaded, browser: { ...loaded.browser, host: override } } : loaded;
     const shared = [
       BrowserHostRedis,
       BrowserRegistry,
@@ -45,6 +49,7 @@ export class BrowsersModule {
       OWNER_SCOPE,
       RedisKeys,
       RunStates,
+      CdpPublisher,
     ];
     return {
       module: BrowsersModule,
@@ -64,6 +69,7 @@ export class BrowsersModule {
         HostReadiness,
         RunBrowsers,
         BrowserConnections,
+        CdpPublisher,
         // Shared browsers on the host Host config names per owner scope (browser.host,
         // browser.owner_hosts); throw-away browsers always on the local one.
         LocalBrowserProcesses,

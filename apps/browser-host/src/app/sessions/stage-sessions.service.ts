@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { AllowlistBlock } from '@stageflow/browser-hosts';
 import { ConflictError, NotFoundError, StageflowError, type LoginHandoff, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
 import { checkStageAgainstBlockedSites, type HostConfig } from '@stageflow/host-config';
@@ -6,6 +6,7 @@ import { ProfileLeases } from '@stageflow/leases';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE, type BrowserSettings } from '../browsers/browser-host.tokens';
 import { throwawayBrowserId } from '../browsers/browser-ids';
 import { BrowserTabs } from '../browsers/browser-tabs.adapter';
+import { CdpPublisher } from '../browsers/cdp-publisher';
 import { HostReadiness } from '../browsers/host-readiness';
 import { KeyedMutex } from '../browsers/keyed-mutex';
 import { ProfileAccess } from '../browsers/profile-access.adapter';
@@ -67,7 +68,15 @@ export class StageSessions {
     @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
     @Inject(OWNER_SCOPE) private readonly scope: string,
     @Inject(BROWSER_SETTINGS) private readonly settings: BrowserSettings,
+    @Optional() private readonly publisher?: CdpPublisher,
   ) {}
+
+  /** The session as a stage in another container reaches it (see {@link CdpPublisher}). */
+  private async published(session: StageSession): Promise<StageSession> {
+    const endpoint = this.publisher ? await this.publisher.publish(session.cdpEndpoint) : session.cdpEndpoint;
+    if (endpoint === session.cdpEndpoint) return session;
+    return { ...session, cdpEndpoint: endpoint, env: { ...session.env, AGENT_BROWSER_CDP: endpoint } };
+  }
 
   async open(req: OpenStageSessionRequest): Promise<StageSession> {
     const ids = { runId: req.runId, stageId: req.stageId, profile: req.profile };
@@ -96,7 +105,7 @@ export class StageSessions {
       if (lookup.status === 'rejected') throw lookup.reason;
       const existing = lookup.value;
       if (existing) {
-        if (await this.stillServes(existing)) return withHandoff(toStageSession(existing), handoff);
+        if (await this.stillServes(existing)) return this.published(withHandoff(toStageSession(existing), handoff));
         await this.closeRecord(existing, 'replaced by a new open of the same attempt');
       }
       await this.once(this.preparedRuns, req.runId, () => this.agents.prepareRunDir(req.runId));
@@ -118,7 +127,7 @@ export class StageSessions {
         throw this.runFinished(req.runId);
       }
       this.log.log({ msg: 'Opened a stage session', ...ids, attempt: req.attempt, sessionId, browserId: record.browserId, targetId: record.targetId, ...(handoff ? { handoff } : {}) });
-      return withHandoff(toStageSession(record), handoff);
+      return this.published(withHandoff(toStageSession(record), handoff));
     });
   }
 
@@ -136,7 +145,7 @@ export class StageSessions {
       throw new NotFoundError('session_not_found', `There is no open stage session "${sessionId}" on this browser-host.`);
     }
     return {
-      ...toStageSession(record),
+      ...(await this.published(toStageSession(record))),
       runId: record.runId,
       stageId: record.stageId,
       attempt: record.attempt,
