@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 
 interface Inspected {
   Config: { User: string; Labels: Record<string, string> };
-  HostConfig: { ReadonlyRootfs: boolean; CapDrop: string[] | null; SecurityOpt: string[] | null };
+  HostConfig: { ReadonlyRootfs: boolean; CapDrop: string[] | null; CapAdd: string[] | null; SecurityOpt: string[] | null };
   NetworkSettings: { Ports: Record<string, { HostIp: string; HostPort: string }[] | null> };
 }
 
@@ -79,16 +79,42 @@ describe('the composed stack', () => {
     expect(containers.map((c) => c.Config.Labels['com.docker.compose.service']).sort()).toEqual([
       'api',
       'browser-host',
+      'browser-sandbox',
+      'demo-site',
       'live-view-relay',
       'redis',
       'runner',
     ]);
+    const users: Record<string, string> = { redis: 'redis', 'browser-sandbox': '1000:1000', 'browser-host': '0:0' };
     for (const c of containers) {
       const service = c.Config.Labels['com.docker.compose.service'];
-      expect({ service, user: c.Config.User }).toEqual({ service, user: service === 'redis' ? 'redis' : 'node' });
+      expect({ service, user: c.Config.User }).toEqual({ service, user: users[service] ?? 'node' });
       expect({ service, readOnly: c.HostConfig.ReadonlyRootfs }).toEqual({ service, readOnly: true });
       expect({ service, capDrop: c.HostConfig.CapDrop }).toEqual({ service, capDrop: ['ALL'] });
+      expect({ service, capAdd: c.HostConfig.CapAdd ?? [] }).toEqual({ service, capAdd: service === 'browser-host' ? ['SETUID', 'SETGID'] : [] });
       expect({ service, securityOpt: c.HostConfig.SecurityOpt }).toEqual({ service, securityOpt: ['no-new-privileges:true'] });
     }
+  });
+
+  (startedHere ? it : it.skip)('runs browser-host itself as uid 1000 with no capabilities, in the Docker socket\'s group', async () => {
+    const id = (await compose(['ps', '-q', 'browser-host'])).output.trim();
+    const status = await run('docker', [
+      'exec',
+      id,
+      'sh',
+      '-c',
+      'for p in /proc/[0-9]*; do if tr "\\0" " " < $p/cmdline 2>/dev/null | grep -q "dist/apps/browser-host/main.js"; then grep -E "^(Uid|Gid|Groups|CapEff|CapPrm):" $p/status; fi; done',
+    ]);
+    const fields = Object.fromEntries(
+      status.output
+        .split('\n')
+        .filter((l) => l.includes(':'))
+        .map((l) => l.split(':').map((x) => x.trim()) as [string, string]),
+    );
+    expect(fields['Uid']?.split(/\s+/)).toEqual(['1000', '1000', '1000', '1000']);
+    expect(fields['CapEff']).toBe('0000000000000000');
+    expect(fields['CapPrm']).toBe('0000000000000000');
+    const socketGid = (await run('stat', ['-c', '%g', '/var/run/docker.sock'])).output.trim();
+    expect(fields['Groups']?.split(/\s+/)).toContain(socketGid);
   });
 });

@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '../../..');
 export const E2E_PROJECT = 'stageflow-e2e';
+/** The stack's network and browser-host id (STAGEFLOW_NETWORK): its own, so a dev stack on the same daemon is untouched. */
+export const E2E_NETWORK = 'stageflow-e2e';
 /** Where compose output is kept for a failed run (tmp/ is ignored by git and docker). */
 export const E2E_LOG_DIR = join(REPO_ROOT, 'tmp', 'e2e');
 
@@ -19,7 +21,7 @@ export interface CommandResult {
 
 /** Runs `docker compose -p stageflow-e2e …` in the repo root; never throws for a non-zero exit. */
 export function compose(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<CommandResult> {
-  return run('docker', ['compose', '-p', E2E_PROJECT, '-f', join(REPO_ROOT, 'docker-compose.yml'), ...args], env, timeoutMs);
+  return run('docker', ['compose', '-p', E2E_PROJECT, '-f', join(REPO_ROOT, 'docker-compose.yml'), ...args], { STAGEFLOW_NETWORK: E2E_NETWORK, ...env }, timeoutMs);
 }
 
 export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): Promise<CommandResult> {
@@ -97,4 +99,16 @@ export async function fetchWithin(url: string, timeoutMs: number, init: RequestI
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Browser containers browser-host started for this stack (label `stageflow.host`):
+ * removed before `compose down`, which cannot remove a network they are still on.
+ */
+export async function removeBrowserContainers(): Promise<void> {
+  const ids = (await run('docker', ['ps', '-aq', '--filter', `label=stageflow.host=${E2E_NETWORK}`])).output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^[0-9a-f]{12,}$/.test(l));
+  if (ids.length) await run('docker', ['rm', '-f', ...ids], {}, 60_000);
 }

@@ -8,11 +8,13 @@
  * prints the containers' logs and removes the stack itself before failing.
  */
 import { randomBytes } from 'node:crypto';
-import { compose, containerStates, E2E_PROJECT, fetchWithin, freePort, saveLog, tail } from './compose-stack';
+import { compose, containerStates, E2E_PROJECT, fetchWithin, freePort, removeBrowserContainers, run, saveLog, tail } from './compose-stack';
 
 const UP_TIMEOUT_MS = Number(process.env['STAGEFLOW_E2E_UP_TIMEOUT_MS'] ?? 20 * 60_000);
 const HEALTHY_TIMEOUT_MS = Number(process.env['STAGEFLOW_E2E_HEALTHY_TIMEOUT_MS'] ?? 180_000);
-const SERVICES = ['redis', 'api', 'runner', 'browser-host', 'live-view-relay'];
+const SERVICES = ['redis', 'api', 'runner', 'browser-host', 'live-view-relay', 'demo-site'];
+/** Services that run once and exit 0 (browser-sandbox only builds and checks the sandbox image). */
+const ONE_SHOT = ['browser-sandbox'];
 
 function say(line: string): void {
   process.stderr.write(`[e2e] ${line}\n`);
@@ -24,7 +26,10 @@ export default async function setup(): Promise<void> {
     return;
   }
   // A stack left over from an interrupted run would hold the port and stale volumes.
+  await removeBrowserContainers();
   await compose(['down', '-v', '--remove-orphans'], {}, 120_000);
+  const volumes = (await run('docker', ['volume', 'ls', '-q', '--filter', 'name=sf-profile-'])).output;
+  process.env['STAGEFLOW_E2E_VOLUMES_BEFORE'] = volumes.split('\n').map((l) => l.trim()).filter(Boolean).join(',');
   const port = await freePort(Number(process.env['STAGEFLOW_E2E_PORT'] ?? 3900));
   const token = `e2e-${randomBytes(24).toString('hex')}`;
   const env = { STAGEFLOW_PORT: String(port), STAGEFLOW_API_TOKEN: token };
@@ -41,7 +46,10 @@ export default async function setup(): Promise<void> {
     const logs = await compose(['logs', '--no-color', '--tail', '80'], env);
     const logFile = saveLog('compose-logs.log', logs.output);
     say(`the stack did not come up; last container logs (all in ${logFile}):\n${tail(logs.output, 150)}`);
-    if (!process.env['STAGEFLOW_E2E_KEEP']) await compose(['down', '-v', '--remove-orphans'], env, 120_000);
+    if (!process.env['STAGEFLOW_E2E_KEEP']) {
+      await removeBrowserContainers();
+      await compose(['down', '-v', '--remove-orphans'], env, 120_000);
+    }
     throw error;
   }
   process.env['STAGEFLOW_E2E_URL'] = `http://127.0.0.1:${port}`;
@@ -62,7 +70,7 @@ async function waitUntilHealthy(baseUrl: string): Promise<void> {
     }
     const states = await containerStates();
     unhealthy = SERVICES.filter((s) => !states.some((c) => c.service === s && c.state === 'running' && c.health === 'healthy'));
-    const exited = states.filter((c) => c.state !== 'running');
+    const exited = states.filter((c) => c.state !== 'running' && !ONE_SHOT.includes(c.service));
     if (exited.length) {
       throw new Error(`containers stopped while starting: ${exited.map((c) => `${c.service} (${c.state})`).join(', ')}`);
     }
