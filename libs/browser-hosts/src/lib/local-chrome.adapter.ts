@@ -58,6 +58,12 @@ export interface LocalChromeAdapterOptions {
   throwawayRoot?: string;
   /** Adds `--no-sandbox` (Chromium cannot sandbox itself as root). @defaultValue `process.getuid() === 0` */
   runningAsRoot?: boolean;
+  /**
+   * This Host runs inside a container (browser-host in compose with the local adapter):
+   * Docker's seccomp profile refuses the user namespaces Chromium's own sandbox needs,
+   * and the hardened container is the sandbox, so `--no-sandbox` is added. @defaultValue false
+   */
+  containerSandbox?: boolean;
   /** HOME of the children. @defaultValue os.homedir() */
   home?: string;
   /** Extra environment for Chromium (LANG, TZ, FONTCONFIG_PATH…). `DISPLAY`/`WAYLAND_DISPLAY` here are ignored. */
@@ -99,6 +105,7 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
   private readonly searchPath: string;
   private readonly xvfbPath?: string;
   private readonly runningAsRoot: boolean;
+  private readonly containerSandbox: boolean;
   private readonly hostname: string;
   private readonly running = new Map<string, LocalBrowser>();
   private readonly launching = new Set<string>();
@@ -112,6 +119,7 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
     this.xvfbPath =
       options.xvfb === false ? undefined : (options.xvfb ?? findOnPath('Xvfb', this.searchPath));
     this.runningAsRoot = options.runningAsRoot ?? process.getuid?.() === 0;
+    this.containerSandbox = options.containerSandbox ?? false;
     this.hostname = options.hostname ?? osHostname();
     this.throwawayRoot = options.throwawayRoot ?? join(tmpdir(), `stageflow-${this.hostId}-throwaway`);
   }
@@ -149,6 +157,7 @@ export class LocalChromeAdapter implements ThrowawayCapableAdapter {
       hostId: this.hostId,
       headless: headedMode === 'headless',
       runningAsRoot: this.runningAsRoot,
+      containerSandbox: this.containerSandbox,
     });
 
     this.launching.add(browserId);

@@ -129,6 +129,7 @@ export class LocalBrowserProcesses implements SharedBrowserHost {
       searchPath: settings.searchPath,
       hostId: settings.hostId,
       throwawayRoot: settings.throwawayRoot,
+      containerSandbox: settings.inContainer,
       closeTimeoutMs: CLOSE_TIMEOUT_MS,
       onEvent: (event) => logBrowserEvent(this.log, event),
     });
