@@ -9,9 +9,22 @@ interface Command {
   sessionId?: string;
 }
 
+/** Every fake browser of the current test, stopped after it even when the test failed (an open socket keeps Jest alive). */
+const servers = new Set<WebSocketServer>();
+afterEach(async () => {
+  await Promise.all([...servers].map((wss) => stopServer(wss)));
+});
+
+function stopServer(wss: WebSocketServer): Promise<void> {
+  servers.delete(wss);
+  for (const client of wss.clients) client.terminate();
+  return new Promise((resolve) => wss.close(() => resolve()));
+}
+
 /** A scripted browser endpoint: records commands, answers them, can fail chosen ones. */
 async function fakeBrowser(failing: (cmd: Command) => boolean = () => false) {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  servers.add(wss);
   await new Promise((resolve) => wss.once('listening', resolve));
   const received: Command[] = [];
   let socket: WebSocket | undefined;
@@ -32,9 +45,10 @@ async function fakeBrowser(failing: (cmd: Command) => boolean = () => false) {
     emit: (method: string, params: unknown, sessionId?: string) =>
       socket?.send(JSON.stringify({ method, params, sessionId })),
     drop: () => socket?.terminate(),
-    stop: () => new Promise((resolve) => wss.close(resolve)),
+    stop: () => stopServer(wss),
+    // Generous: a loaded CI machine can take seconds to deliver a few local messages.
     until: async (pred: () => boolean) => {
-      for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 1000 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
       if (!pred()) throw new Error('condition not reached');
     },
   };
