@@ -6,3 +6,5 @@ export * from './lib/records';
 export * from './lib/events';
 export * from './lib/browser-sessions';
 export * from './lib/login-check';
+export * from './lib/browser-session-record';
+export * from './lib/live-view';

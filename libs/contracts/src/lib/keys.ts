@@ -1,3 +1,5 @@
+import type { LiveViewTicketRecord } from './live-view';
+
 /**
  * Every Redis key Stageflow uses is built here, under one prefix (default
  * `sf:`; tests pass their own so they never collide). No other file spells a key.
@@ -108,5 +110,16 @@ export class RedisKeys {
   /** String: the last event of the all-runs stream ({@link allEvents}) a browser-host has acted on. */
   hostEventCursor(hostId: string): string {
     return `${this.prefix}browser-host:${hostId}:event-cursor`;
+  }
+  /**
+   * String (JSON {@link LiveViewTicketRecord}, with a TTL): one live-view ticket, under
+   * the SHA-256 of the ticket (hex), so what Redis holds cannot be used to connect.
+   */
+  liveViewTicket(ticketDigest: string): string {
+    return `${this.prefix}live-view-ticket:${ticketDigest}`;
+  }
+  /** Set: digests of a run's live-view tickets not yet used, for revocation at gate answer, stage end and run end. */
+  runLiveViewTickets(runId: string): string {
+    return `${this.prefix}run:${runId}:live-view-tickets`;
   }
 }
