@@ -48,17 +48,20 @@ export interface TestAppOptions {
   consoleDir?: string;
   bodyLimitBytes?: number;
   events?: Partial<EventsOptions>;
+  /** Where the live-view WebSockets are forwarded. @defaultValue a port nothing listens on */
+  liveViewUrl?: string;
   /** Listen on a free loopback port (needed for WebSocket tests). */
   listen?: boolean;
 }
 
-export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir'> = {}): ApiConfig {
+export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'liveViewUrl'> = {}): ApiConfig {
   return {
     host: '127.0.0.1',
     port: 0,
     token: options.token,
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     consoleDir: options.consoleDir,
+    liveViewUrl: options.liveViewUrl ?? 'http://127.0.0.1:1',
     redis: { url: 'redis://127.0.0.1:1', prefix: 'sft:' },
     logLevel: 'error',
     home: '/nonexistent',
