@@ -1,5 +1,3 @@
-import type { LiveViewTicketRecord } from './live-view';
-
 /**
  * Every Redis key Stageflow uses is built here, under one prefix (default
  * `sf:`; tests pass their own so they never collide). No other file spells a key.
@@ -112,7 +110,7 @@ export class RedisKeys {
     return `${this.prefix}browser-host:${hostId}:event-cursor`;
   }
   /**
-   * String (JSON {@link LiveViewTicketRecord}, with a TTL): one live-view ticket, under
+   * String (JSON `LiveViewTicketRecord`, with a TTL): one live-view ticket, under
    * the SHA-256 of the ticket (hex), so what Redis holds cannot be used to connect.
    */
   liveViewTicket(ticketDigest: string): string {
