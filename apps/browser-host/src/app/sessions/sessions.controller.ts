@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { NotFoundError, parseOpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import { NotFoundError, parseOpenStageSessionRequest, type ReopenedStageSession, type StageSession } from '@stageflow/contracts';
 import { StageSessions, type StageSessionView } from './stage-sessions.service';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -27,6 +27,13 @@ export class SessionsController {
   @Get(':sessionId')
   view(@Param('sessionId') sessionId: string): Promise<StageSessionView> {
     return this.sessions.view(sessionIdParam(sessionId));
+  }
+
+  /** "Reopen browser tab" (live view): 200 the new tab and its address; 404 unknown session, 409 tab gone, 429 within 2 s of the last one. */
+  @Post(':sessionId/reopen')
+  @HttpCode(200)
+  reopen(@Param('sessionId') sessionId: string): Promise<ReopenedStageSession> {
+    return this.sessions.reopen(sessionIdParam(sessionId));
   }
 
   /** 204 whether or not the session was open. */
