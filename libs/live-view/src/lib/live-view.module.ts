@@ -13,6 +13,7 @@ class RedisCloser implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     // QUIT waits for a connection; one that is not ready would hold shutdown until Redis is back.
+    if (this.redis.status === 'wait') return;
     if (this.redis.status !== 'ready') return this.redis.disconnect();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
@@ -33,7 +34,8 @@ export class LiveViewModule {
         {
           provide: LIVE_VIEW_REDIS,
           useFactory: () => {
-            const client = new Redis(redis.url, { maxRetriesPerRequest: 2, connectionName: 'stageflow-live-view' });
+            // Lazy: a process that never issues or checks a ticket never connects.
+            const client = new Redis(redis.url, { maxRetriesPerRequest: 2, lazyConnect: true, connectionName: 'stageflow-live-view' });
             // Reported by the failing command; without a listener ioredis would print every reconnect.
             client.on('error', () => undefined);
             return client;
