@@ -111,8 +111,11 @@ export class StageView {
   private readonly maybePopups = new Map<string, { sessionId: string; until: number }>();
   private readonly now: () => number;
   private screencastSession?: string;
-  private lastFrame?: Frame;
+  /** The newest picture, for viewers who join, and the page it shows. */
+  private lastFrame?: { frame: Frame; sessionId: string };
   private meta?: FrameMeta;
+  /** The page {@link meta} describes. */
+  private metaSession?: string;
   private lastAckAt = 0;
   private ackTimer?: ReturnType<typeof setTimeout>;
   private lingerTimer?: ReturnType<typeof setTimeout>;
@@ -204,7 +207,8 @@ export class StageView {
       dialogTimeoutSeconds: this.options.dialogTimeoutSeconds,
     });
     if (this.stack.depth > 0) viewer.send({ type: 'popup', action: 'opened', url: this.stack.top.url, depth: this.stack.depth });
-    if (this.lastFrame) viewer.sendFrame(this.lastFrame);
+    // Only a picture of the page shown now: one of a popup that has since closed would mislead the first click.
+    if (this.lastFrame && this.lastFrame.sessionId === this.stack.top.sessionId) viewer.sendFrame(this.lastFrame.frame);
     for (const dialog of this.dialogs.current()) viewer.send(dialogMessage(dialog, viewer.mode));
     if (wasIdle) this.show();
   }
@@ -376,8 +380,14 @@ export class StageView {
     this.ack(sessionId, event.sessionId);
     if (sessionId !== this.screencastSession || sessionId !== this.stack.top.sessionId) return;
     const { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY } = event.metadata;
-    this.meta = { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY };
-    this.publish({ jpeg: Buffer.from(event.data, 'base64'), meta: this.meta });
+    const meta = { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY };
+    this.setMeta(sessionId, meta);
+    this.publish(sessionId, { jpeg: Buffer.from(event.data, 'base64'), meta });
+  }
+
+  private setMeta(sessionId: string, meta: FrameMeta): void {
+    this.meta = meta;
+    this.metaSession = sessionId;
   }
 
   /** Acks at once, but no sooner than the frame interval after the last ack: Chrome sends the next frame after the ack. */
@@ -393,8 +403,8 @@ export class StageView {
     else this.ackTimer = setTimeout(send, wait);
   }
 
-  private publish(frame: Frame): void {
-    this.lastFrame = frame;
+  private publish(sessionId: string, frame: Frame): void {
+    this.lastFrame = { frame, sessionId };
     this.forEachViewer((viewer) => viewer.sendFrame(frame));
   }
 
@@ -411,7 +421,8 @@ export class StageView {
     if (this.screencastSession === top.sessionId) return;
     this.stopScreencast();
     this.screencastSession = top.sessionId;
-    this.meta = undefined;
+    // Another page: its geometry is not known until its first picture (input waits for it).
+    if (this.metaSession !== top.sessionId) this.meta = undefined;
     this.forEachViewer((viewer) => {
       viewer.resetFrames();
       viewer.send({ type: 'url', url: top.url });
@@ -419,9 +430,9 @@ export class StageView {
     // A page behind a dialog answers nothing: the viewers keep the last picture under the dialog.
     if (!this.dialogs.blocks(top.sessionId)) {
       const first = await this.screenshot(top.sessionId).catch(() => undefined);
-      if (first && !this.meta && this.stack.top === top && !this.ended) {
-        this.meta = first.meta;
-        this.publish(first);
+      if (first && this.stack.top === top && !this.ended) {
+        this.setMeta(top.sessionId, first.meta);
+        this.publish(top.sessionId, first);
       }
     }
     if (this.screencastSession !== top.sessionId || this.ended) return;
@@ -468,8 +479,9 @@ export class StageView {
     let commands: InputCommand[];
     if (message.type === 'key') commands = keyCommands(message);
     else if (message.type === 'text') commands = pasteCommands(message.text);
-    else if (!this.meta) {
-      viewer.refuse('input_failed', 'The picture of the page is not there yet; click again in a moment.');
+    else if (!this.meta || this.metaSession !== top.sessionId) {
+      // A point on another page's picture would land in the wrong place.
+      viewer.refuse('input_failed', 'The picture of this page is not there yet; click again in a moment.');
       return;
     } else commands = message.type === 'mouse' ? mouseCommands(message, this.meta) : wheelCommands(message, this.meta);
     const queued = this.input.push({ sessionId: top.sessionId, commands, move: message.type === 'mouse' && message.action === 'move' });
@@ -501,6 +513,8 @@ export class StageView {
         void this.cdp.send('Target.detachFromTarget', { sessionId: page.sessionId }).catch(() => undefined);
       }
       this.screencastSession = undefined;
+      this.meta = undefined;
+      this.metaSession = undefined;
       await this.preparePage(sessionId);
       this.forEachViewer((v) => v.send({ type: 'reopened', url: reopened.url }));
       this.deps.log.log?.({ msg: 'Moved the live view to the reopened tab', ...this.ids() });
