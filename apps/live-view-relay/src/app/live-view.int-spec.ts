@@ -278,6 +278,18 @@ describe('popups', () => {
     expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'closed')).toMatchObject({ depth: 0 });
     viewer.close();
   });
+
+  it('follows a page opened without an opener (a middle click on a link): the next new page after that click', async () => {
+    const viewer = await view('popup');
+    await viewer.frameCount(1);
+    const from = viewer.messages.length;
+    viewer.send(click(await page.centreOf('#help'), { button: 'middle' }));
+    expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'opened', from)).toMatchObject({ url: site.url('/plain'), depth: 1 });
+    const opened = (await pagesOf(session.cdpEndpoint)).find((p) => p.url === site.url('/plain'));
+    await closeTarget(session.cdpEndpoint, opened?.targetId as string);
+    expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'closed', from)).toMatchObject({ url: site.url('/opener'), depth: 0 });
+    viewer.close();
+  });
 });
 
 describe('page dialogs', () => {

@@ -144,6 +144,7 @@ const PAGES: Record<string, string> = {
   '/opener': `<title>opener</title><body style="margin:0">
     <button id="open" style="position:absolute;left:40px;top:40px;width:200px;height:60px" onclick="window.open('/popup', 'idp', 'width=500,height=400')">Sign in</button>
     <button id="open-confirm" style="position:absolute;left:40px;top:140px;width:200px;height:60px" onclick="window.open('/popup-confirm', 'idp2', 'width=500,height=400')">Sign in (asks)</button>
+    <a id="help" href="/plain" style="position:absolute;left:40px;top:240px;width:200px;height:40px;display:block">Help</a>
     <script>window.addEventListener('message', (e) => { document.title = 'got:' + e.data; });</script></body>`,
   '/popup': `<title>popup</title><body style="margin:0">
     <button id="done" style="position:absolute;left:0;top:0;width:100%;height:100%" onclick="window.opener.postMessage('hello', '*'); window.close()">Done</button></body>`,
@@ -296,7 +297,7 @@ export class ViewerClient {
   /** The first message from `from` on that matches. */
   async next(predicate: (m: ViewerMessage) => boolean, from = 0, timeoutMs = 20_000): Promise<ViewerMessage> {
     let found: ViewerMessage | undefined;
-    await this.until(() => (found = this.messages.slice(from).find(predicate)) !== undefined, timeoutMs, `a matching message; got ${JSON.stringify(this.messages.slice(from)).slice(0, 1500)}`);
+    await this.until(() => (found = this.messages.slice(from).find(predicate)) !== undefined, timeoutMs, () => `a matching message; got ${JSON.stringify(this.messages.slice(from)).slice(0, 1500)}`);
     return found as ViewerMessage;
   }
 
@@ -306,12 +307,12 @@ export class ViewerClient {
 
   /** Waits until at least `count` frames arrived in all. */
   async frameCount(count: number, timeoutMs = 20_000): Promise<Buffer> {
-    await this.until(() => this.frames.length >= count, timeoutMs, `${count} frames (have ${this.frames.length})`);
+    await this.until(() => this.frames.length >= count, timeoutMs, () => `${count} frames (have ${this.frames.length})`);
     return this.frames[this.frames.length - 1];
   }
 
   async closed(timeoutMs = 20_000): Promise<number> {
-    await this.until(() => this.closeCode !== undefined, timeoutMs, 'the socket to close');
+    await this.until(() => this.closeCode !== undefined, timeoutMs, () => 'the socket to close');
     return this.closeCode as number;
   }
 
@@ -330,7 +331,8 @@ export class ViewerClient {
     for (const listener of [...this.listeners]) listener();
   }
 
-  private until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  /** `what` is read when the wait fails, so it can describe what had arrived by then. */
+  private until(done: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
     if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const check = (): void => {
@@ -341,7 +343,7 @@ export class ViewerClient {
       };
       const timer = setTimeout(() => {
         this.listeners.delete(check);
-        reject(new Error(`timed out waiting for ${what}`));
+        reject(new Error(`timed out waiting for ${what()}`));
       }, timeoutMs);
       this.listeners.add(check);
     });

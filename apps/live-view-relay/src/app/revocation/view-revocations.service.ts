@@ -98,19 +98,24 @@ export class ViewRevocations implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * Views first, then tickets: browser-host acts on the same events and closes the
+   * stage's tab, and a viewer should learn why the view ended (the gate was answered)
+   * before the tab goes.
+   */
   private async apply(end: ViewEnd): Promise<void> {
     switch (end.kind) {
       case 'gate-answered':
-        await this.tickets.revoke({ runId: end.runId, stageId: end.stageId, mode: 'interactive' });
         await this.views.endMode({ runId: end.runId, stageId: end.stageId }, 'interactive', 'gate-answered', 'The gate was answered, so this live view is closed.');
+        await this.tickets.revoke({ runId: end.runId, stageId: end.stageId, mode: 'interactive' });
         break;
       case 'stage-ended':
-        await this.tickets.revoke({ runId: end.runId, stageId: end.stageId, attempt: end.attempt });
         await this.views.end({ runId: end.runId, stageId: end.stageId, attempt: end.attempt }, 'stage-ended', 'The stage has ended, so its live view is closed.');
+        await this.tickets.revoke({ runId: end.runId, stageId: end.stageId, attempt: end.attempt });
         break;
       case 'run-ended':
-        await this.tickets.revoke({ runId: end.runId });
         await this.views.end({ runId: end.runId }, 'run-ended', `The run has ended (${end.state}), so its live view is closed.`);
+        await this.tickets.revoke({ runId: end.runId });
         break;
     }
   }

@@ -30,7 +30,8 @@ export interface DialogPorts {
   /** `Page.handleJavaScriptDialog` on the page's session. A rejection (already answered) is expected and ignored. */
   answer(sessionId: string, accept: boolean, promptText?: string): Promise<void>;
   show(dialog: ShownDialog): void;
-  closed(message: LiveViewDialogClosedMessage): void;
+  /** The dialog is gone (`sessionId`: the page it was on). */
+  closed(message: LiveViewDialogClosedMessage, sessionId: string): void;
   now(): number;
   setTimer(fn: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
@@ -158,7 +159,7 @@ export class DialogTracker {
   private finish(dialog: OpenDialog, closed: Omit<LiveViewDialogClosedMessage, 'type' | 'id'>): void {
     if (this.open.get(dialog.sessionId) !== dialog) return;
     this.open.delete(dialog.sessionId);
-    this.ports.closed({ type: 'dialog-closed', id: dialog.id, ...closed });
+    this.ports.closed({ type: 'dialog-closed', id: dialog.id, ...closed }, dialog.sessionId);
   }
 
   /** A new dialog on a page whose last one never reported closing (its events were lost): that one is over. */

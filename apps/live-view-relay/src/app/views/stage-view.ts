@@ -5,6 +5,7 @@ import {
   type LiveViewClientMessage,
   type LiveViewEndReason,
   type LiveViewMode,
+  type LiveViewMouseMessage,
   type LiveViewServerMessage,
   type ReopenedStageSession,
   type SessionRecord,
@@ -107,22 +108,24 @@ export class StageView {
   private readonly input: InputQueue;
   private readonly offs: Array<() => void> = [];
   private readonly attaching = new Set<string>();
+  /** URLs of new pages from `Target.targetCreated` (the auto-attach that follows may carry none yet). */
+  private readonly createdUrls = new Map<string, string>();
   /** Opener-less pages that may be a popup once their URL is known: target → session. */
   private readonly maybePopups = new Map<string, { sessionId: string; until: number }>();
   private readonly now: () => number;
   private screencastSession?: string;
-  /** The newest picture, for viewers who join, and the page it shows. */
-  private lastFrame?: { frame: Frame; sessionId: string };
-  private meta?: FrameMeta;
-  /** The page {@link meta} describes. */
-  private metaSession?: string;
+  /**
+   * The newest picture of each page of the view (by its session): shown at once to a
+   * viewer who joins or when the view returns to the page, and its geometry maps input.
+   * `version` counts pictures, so a slow screenshot never replaces a newer frame.
+   */
+  private readonly pictures = new Map<string, { frame: Frame; version: number }>();
   private lastAckAt = 0;
   private ackTimer?: ReturnType<typeof setTimeout>;
   private lingerTimer?: ReturnType<typeof setTimeout>;
   private reopening = false;
   private lastReopenAt = -Infinity;
   private ended = false;
-  private showing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly cdp: CdpConnection,
@@ -147,7 +150,11 @@ export class StageView {
           });
         },
         show: (dialog) => this.forEachViewer((viewer) => viewer.send(dialogMessage(dialog, viewer.mode))),
-        closed: (message) => this.forEachViewer((viewer) => viewer.send(message)),
+        closed: (message, sessionId) => {
+          this.forEachViewer((viewer) => viewer.send(message));
+          // The page was blocked: its picture (and maybe its screencast) starts now.
+          if (sessionId === this.screencastSession) void this.startPicture(this.stack.top);
+        },
         now: this.now,
         setTimer: (fn, ms) => setTimeout(fn, ms),
         clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -208,7 +215,8 @@ export class StageView {
     });
     if (this.stack.depth > 0) viewer.send({ type: 'popup', action: 'opened', url: this.stack.top.url, depth: this.stack.depth });
     // Only a picture of the page shown now: one of a popup that has since closed would mislead the first click.
-    if (this.lastFrame && this.lastFrame.sessionId === this.stack.top.sessionId) viewer.sendFrame(this.lastFrame.frame);
+    const picture = this.pictures.get(this.stack.top.sessionId);
+    if (picture) viewer.sendFrame(picture.frame);
     for (const dialog of this.dialogs.current()) viewer.send(dialogMessage(dialog, viewer.mode));
     if (wasIdle) this.show();
   }
@@ -263,6 +271,12 @@ export class StageView {
       this.offs.push(this.cdp.on<T>(method, (params, sessionId) => this.guard(method, () => listener(params, sessionId))));
     };
     on<AttachedEvent>('Target.attachedToTarget', (p, s) => s === undefined && this.onAttached(p));
+    on<{ targetInfo: TargetInfo }>('Target.targetCreated', (p) => {
+      if (p.targetInfo.type !== 'page' || !p.targetInfo.url) return;
+      this.createdUrls.set(p.targetInfo.targetId, p.targetInfo.url);
+      // Bounded: a page we never hear of again must not stay here.
+      if (this.createdUrls.size > 64) this.createdUrls.delete(this.createdUrls.keys().next().value as string);
+    });
     on<{ targetInfo: TargetInfo }>('Target.targetInfoChanged', (p) => this.onTargetInfo(p.targetInfo));
     on<{ targetId: string }>('Target.targetDestroyed', (p) => this.onGone(p.targetId));
     on<{ sessionId: string; targetId: string }>('Target.detachedFromTarget', (p, s) => s === undefined && this.onGone(p.targetId, p.sessionId));
@@ -300,7 +314,10 @@ export class StageView {
   }
 
   private onAttached(event: AttachedEvent): void {
-    const { sessionId, targetInfo, waitingForDebugger } = event;
+    const { sessionId, waitingForDebugger } = event;
+    const createdUrl = this.createdUrls.get(event.targetInfo.targetId);
+    this.createdUrls.delete(event.targetInfo.targetId);
+    const targetInfo = { ...event.targetInfo, url: event.targetInfo.url || createdUrl || '' };
     const resumeAndDetach = (): void => {
       const resume = waitingForDebugger ? this.cdp.send('Runtime.runIfWaitingForDebugger', {}, { sessionId }) : Promise.resolve();
       void resume
@@ -369,6 +386,7 @@ export class StageView {
     }
     this.dialogs.pageGone(page.sessionId);
     this.input.dropSession(page.sessionId);
+    this.pictures.delete(page.sessionId);
     if (this.stack.remove(targetId)) {
       // Back to the page that opened it.
       this.forEachViewer((viewer) => viewer.send({ type: 'popup', action: 'closed', url: this.stack.top.url, depth: this.stack.depth }));
@@ -380,14 +398,7 @@ export class StageView {
     this.ack(sessionId, event.sessionId);
     if (sessionId !== this.screencastSession || sessionId !== this.stack.top.sessionId) return;
     const { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY } = event.metadata;
-    const meta = { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY };
-    this.setMeta(sessionId, meta);
-    this.publish(sessionId, { jpeg: Buffer.from(event.data, 'base64'), meta });
-  }
-
-  private setMeta(sessionId: string, meta: FrameMeta): void {
-    this.meta = meta;
-    this.metaSession = sessionId;
+    this.publish(sessionId, { jpeg: Buffer.from(event.data, 'base64'), meta: { deviceWidth, deviceHeight, offsetTop, pageScaleFactor, scrollOffsetX, scrollOffsetY } });
   }
 
   /** Acks at once, but no sooner than the frame interval after the last ack: Chrome sends the next frame after the ack. */
@@ -404,39 +415,53 @@ export class StageView {
   }
 
   private publish(sessionId: string, frame: Frame): void {
-    this.lastFrame = { frame, sessionId };
-    this.forEachViewer((viewer) => viewer.sendFrame(frame));
+    this.pictures.set(sessionId, { frame, version: (this.pictures.get(sessionId)?.version ?? 0) + 1 });
+    if (sessionId === this.stack.top.sessionId) this.forEachViewer((viewer) => viewer.sendFrame(frame));
   }
 
-  /** Shows the top page: its address, a first picture, then its screencast. Serialized: switches come in bursts. */
+  /**
+   * Shows the top page: its address and last known picture at once, then a fresh
+   * picture and its screencast in the background. Nothing here waits for the page: a
+   * popup behind a dialog answers nothing, and the view must be able to move on.
+   */
   private show(): void {
-    this.showing = this.showing.then(() => this.showTop()).catch((error: Error) =>
-      this.deps.log.warn?.({ msg: `Could not start the picture of the page: ${error.message}`, ...this.ids() }),
-    );
-  }
-
-  private async showTop(): Promise<void> {
     if (this.ended || this.viewers.size === 0) return;
     const top = this.stack.top;
     if (this.screencastSession === top.sessionId) return;
     this.stopScreencast();
     this.screencastSession = top.sessionId;
-    // Another page: its geometry is not known until its first picture (input waits for it).
-    if (this.metaSession !== top.sessionId) this.meta = undefined;
+    const known = this.pictures.get(top.sessionId);
     this.forEachViewer((viewer) => {
       viewer.resetFrames();
       viewer.send({ type: 'url', url: top.url });
+      if (known) viewer.sendFrame(known.frame);
     });
-    // A page behind a dialog answers nothing: the viewers keep the last picture under the dialog.
-    if (!this.dialogs.blocks(top.sessionId)) {
-      const first = await this.screenshot(top.sessionId).catch(() => undefined);
-      if (first && this.stack.top === top && !this.ended) {
-        this.setMeta(top.sessionId, first.meta);
-        this.publish(top.sessionId, first);
+    void this.startPicture(top);
+  }
+
+  /** A screenshot (a static page sends no screencast frame), then the screencast, of a page still shown. */
+  private async startPicture(page: ViewedPage): Promise<void> {
+    const shown = (): boolean => !this.ended && this.screencastSession === page.sessionId && this.stack.top === page;
+    try {
+      if (!this.dialogs.blocks(page.sessionId)) {
+        const version = this.pictures.get(page.sessionId)?.version ?? 0;
+        const first = await this.screenshot(page.sessionId).catch(() => undefined);
+        if (first && shown() && (this.pictures.get(page.sessionId)?.version ?? 0) === version) this.publish(page.sessionId, first);
+      }
+      if (!shown()) return;
+      await this.cdp
+        .send('Page.startScreencast', SCREENCAST, { sessionId: page.sessionId, timeoutMs: this.options.cdpTimeoutMs })
+        .catch((error: Error) => {
+          // Restarted after a dialog: it was running already, which is what we want.
+          if (!/already active/i.test(error.message)) throw error;
+        });
+      // Shown elsewhere meanwhile: this page's screencast would run for nobody.
+      if (!shown()) void this.cdp.send('Page.stopScreencast', {}, { sessionId: page.sessionId }).catch(() => undefined);
+    } catch (error) {
+      if (shown() && !this.dialogs.blocks(page.sessionId)) {
+        this.deps.log.warn?.({ msg: `Could not start the picture of the page: ${(error as Error).message}`, ...this.ids() });
       }
     }
-    if (this.screencastSession !== top.sessionId || this.ended) return;
-    await this.cdp.send('Page.startScreencast', SCREENCAST, { sessionId: top.sessionId, timeoutMs: this.options.cdpTimeoutMs });
   }
 
   private stopScreencast(): void {
@@ -479,11 +504,16 @@ export class StageView {
     let commands: InputCommand[];
     if (message.type === 'key') commands = keyCommands(message);
     else if (message.type === 'text') commands = pasteCommands(message.text);
-    else if (!this.meta || this.metaSession !== top.sessionId) {
-      // A point on another page's picture would land in the wrong place.
-      viewer.refuse('input_failed', 'The picture of this page is not there yet; click again in a moment.');
-      return;
-    } else commands = message.type === 'mouse' ? mouseCommands(message, this.meta) : wheelCommands(message, this.meta);
+    else {
+      // The geometry of this page's own picture: a point on another page's would land in the wrong place.
+      const meta = this.pictures.get(top.sessionId)?.frame.meta;
+      if (!meta) {
+        viewer.refuse('input_failed', 'The picture of this page is not there yet; click again in a moment.');
+        return;
+      }
+      commands = message.type === 'mouse' ? mouseCommands(message, meta) : wheelCommands(message, meta);
+    }
+    if (message.type === 'mouse' && opensWithoutOpener(message)) this.stack.openerlessClick(this.now());
     const queued = this.input.push({ sessionId: top.sessionId, commands, move: message.type === 'mouse' && message.action === 'move' });
     if (!queued) viewer.refuse('input_rate_limited', 'The page is behind on input; wait a moment and try again.');
   }
@@ -508,13 +538,12 @@ export class StageView {
       }
       const left = this.stack.replaceRoot({ targetId: reopened.targetId, sessionId, url: reopened.url });
       for (const page of left) {
+        this.pictures.delete(page.sessionId);
         this.dialogs.pageGone(page.sessionId);
         this.input.dropSession(page.sessionId);
         void this.cdp.send('Target.detachFromTarget', { sessionId: page.sessionId }).catch(() => undefined);
       }
       this.screencastSession = undefined;
-      this.meta = undefined;
-      this.metaSession = undefined;
       await this.preparePage(sessionId);
       this.forEachViewer((v) => v.send({ type: 'reopened', url: reopened.url }));
       this.deps.log.log?.({ msg: 'Moved the live view to the reopened tab', ...this.ids() });
@@ -553,6 +582,13 @@ export class StageView {
     void this.cdp.close();
     this.deps.onEnded(this);
   }
+}
+
+/** A click that makes Chrome open the link in a new tab or window, with no opener. */
+function opensWithoutOpener(message: LiveViewMouseMessage): boolean {
+  if (message.action !== 'click' && message.action !== 'up') return false;
+  if (message.button === 'middle') return true;
+  return (message.button ?? 'left') === 'left' && (message.modifiers ?? []).some((m) => m === 'Control' || m === 'Meta' || m === 'Shift');
 }
 
 function dialogMessage(dialog: ShownDialog, mode: LiveViewMode): LiveViewServerMessage {

@@ -63,3 +63,24 @@ describe('ViewStack', () => {
     expect(stack.awaitsOpen(0)).toBe(false);
   });
 });
+
+describe('ViewStack, pages opened by a viewer\'s click without an opener', () => {
+  it('takes the next new page after a middle or Ctrl click, once, within the window', () => {
+    const stack = new ViewStack({ ...tab });
+    stack.openerlessClick(1000);
+    expect(stack.awaitsOpen(1000)).toBe(true);
+    expect(stack.isPopup({ targetId: 'N1', url: 'http://site/anything' }, 1500)).toBe(true);
+    expect(stack.isPopup({ targetId: 'N2', url: 'http://site/anything' }, 1600)).toBe(false);
+    stack.openerlessClick(2000);
+    expect(stack.isPopup({ targetId: 'N3', url: '' }, 2000 + WINDOW_OPEN_MATCH_MS)).toBe(false);
+  });
+
+  it('prefers the page whose URL windowOpen named', () => {
+    const stack = new ViewStack({ ...tab });
+    stack.openerlessClick(0);
+    stack.windowOpened('http://site/named', 0);
+    expect(stack.isPopup({ targetId: 'N1', url: 'http://site/named' }, 10)).toBe(true);
+    // The click's expectation is still there for the next page.
+    expect(stack.isPopup({ targetId: 'N2', url: 'http://site/other' }, 10)).toBe(true);
+  });
+});

@@ -12,13 +12,17 @@ export const WINDOW_OPEN_MATCH_MS = 5000;
 /**
  * Which page the view shows. The stage's tab is at the bottom; a popup opened by a
  * page in the stack goes on top and is shown; when the shown popup closes, the view
- * returns to the page below it. Ctrl- and middle-click opens carry no opener, so a
- * `Page.windowOpen` of a page in the stack marks its URL, and a new page with that URL
- * within {@link WINDOW_OPEN_MATCH_MS} is taken as its popup.
+ * returns to the page below it.
+ *
+ * Pages opened without an opener are matched instead: after `Page.windowOpen` of a page
+ * in the stack (`window.open` with `noopener`), a new page with that URL; after a
+ * viewer's middle-, Ctrl- or Shift-click (Chromium 156 sends no `windowOpen` for those,
+ * checked), the next new page. Either within {@link WINDOW_OPEN_MATCH_MS}.
  */
 export class ViewStack {
   private pages: ViewedPage[];
-  private pendingOpens: Array<{ url: string; until: number }> = [];
+  /** Expected opener-less pages: with the URL `windowOpen` named, or any URL (`undefined`) after a viewer's click that opens one. */
+  private pendingOpens: Array<{ url?: string; until: number }> = [];
 
   constructor(root: ViewedPage) {
     this.pages = [root];
@@ -65,6 +69,11 @@ export class ViewStack {
     this.pendingOpens = [...this.pendingOpens.filter((o) => o.until > now), { url, until: now + WINDOW_OPEN_MATCH_MS }];
   }
 
+  /** A viewer clicked in a way that opens a page without an opener (middle, Ctrl, Meta or Shift click). */
+  openerlessClick(now: number): void {
+    this.pendingOpens = [...this.pendingOpens.filter((o) => o.until > now), { until: now + WINDOW_OPEN_MATCH_MS }];
+  }
+
   /** Whether an opener-less page with this URL may still be a popup (its URL is known only after it starts loading). */
   awaitsOpen(now: number): boolean {
     this.pendingOpens = this.pendingOpens.filter((o) => o.until > now);
@@ -100,7 +109,8 @@ export class ViewStack {
   }
 
   private takePendingOpen(url: string, now: number): boolean {
-    const index = this.pendingOpens.findIndex((o) => o.until > now && o.url === url);
+    let index = url ? this.pendingOpens.findIndex((o) => o.until > now && o.url === url) : -1;
+    if (index < 0) index = this.pendingOpens.findIndex((o) => o.until > now && o.url === undefined);
     if (index < 0) return false;
     this.pendingOpens.splice(index, 1);
     return true;
