@@ -11,6 +11,8 @@ type VerifyCallback = (ok: boolean, code?: number, message?: string, headers?: R
 export interface UpgradeRoute {
   handles(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends the route's open sockets (the app is closing; an upgraded socket would keep the process up). */
+  close(): void;
 }
 
 /**
@@ -25,6 +27,11 @@ export class ApiWsAdapter extends WsAdapter {
     private readonly routes: readonly UpgradeRoute[] = [],
   ) {
     super(app);
+  }
+
+  override async dispose(): Promise<void> {
+    for (const route of this.routes) route.close();
+    await super.dispose();
   }
 
   /**

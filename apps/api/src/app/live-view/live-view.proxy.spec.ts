@@ -140,6 +140,15 @@ describe('the live-view WebSocket through the api', () => {
     relay = await startRelay();
   });
 
+  it('ends forwarded views when the api closes, so they never hold it up', async () => {
+    await boot();
+    const { ws } = await open(viewUrl());
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    await t.app.close();
+    expect(await closed).toBe(1006);
+    t = await createTestApp();
+  });
+
   it('leaves the run-event WebSocket as it was', async () => {
     await boot();
     const client = await WsTestClient.connect(`${wsBase(t.app)}/api/ws`);

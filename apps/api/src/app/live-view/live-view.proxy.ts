@@ -23,6 +23,8 @@ const FORWARDED_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-we
  */
 export class LiveViewProxy {
   private readonly target: URL;
+  /** Forwarded views (viewer socket, relay socket), ended when the api closes. */
+  private readonly open = new Set<{ viewer: Duplex; relay: Socket }>();
 
   constructor(
     relayUrl: string,
@@ -35,6 +37,14 @@ export class LiveViewProxy {
   /** Whether this upgrade is a live view (the events WebSocket and everything else are not). */
   handles(req: IncomingMessage): boolean {
     return LIVE_VIEW_SHAPE.test(pathOf(req.url));
+  }
+
+  close(): void {
+    for (const { viewer, relay } of this.open) {
+      viewer.destroy();
+      relay.destroy();
+    }
+    this.open.clear();
   }
 
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -97,8 +107,16 @@ export class LiveViewProxy {
       relay.setNoDelay(true);
       relay.pipe(socket);
       socket.pipe(relay);
-      relay.on('close', () => socket.destroy());
-      socket.on('close', () => relay.destroy());
+      const pair = { viewer: socket, relay };
+      this.open.add(pair);
+      relay.on('close', () => {
+        this.open.delete(pair);
+        socket.destroy();
+      });
+      socket.on('close', () => {
+        this.open.delete(pair);
+        relay.destroy();
+      });
     });
     upstream.end();
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { CdpConnection } from '@stageflow/cdp';
 import type { LiveViewEndReason, LiveViewMode, SessionRecord } from '@stageflow/contracts';
 import { BrowserHostClient } from '../browser-host.client';
@@ -18,7 +18,7 @@ export interface ViewScope {
  * and ended when the gate, stage or run says so (or a while after the last viewer).
  */
 @Injectable()
-export class StageViews implements OnApplicationShutdown {
+export class StageViews implements BeforeApplicationShutdown {
   private readonly log = new Logger('StageViews');
   private readonly views = new Map<string, Promise<StageView>>();
 
@@ -65,7 +65,8 @@ export class StageViews implements OnApplicationShutdown {
     for (const view of await this.inScope(scope)) view.endViewers(mode, reason, message);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Viewers are told (1001) before the HTTP server closes: an upgraded socket would keep the process up. */
+  async beforeApplicationShutdown(): Promise<void> {
     for (const view of await this.all()) view.end('relay-stopping', 'The live view relay is restarting; open the view again in a moment.');
   }
 
