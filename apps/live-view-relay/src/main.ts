@@ -1,12 +1,13 @@
 import { NestFactory } from '@nestjs/core';
-import { ConfigError, loadServiceConfig } from '@stageflow/config';
+import { ConfigError, loadRelayConfig } from '@stageflow/config';
+import { HostConfigError } from '@stageflow/host-config';
 import { createLogger } from '@stageflow/logging';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app/app.module';
 import { SERVICE_NAME } from './app/service-config';
 
 async function bootstrap(): Promise<void> {
-  const config = loadServiceConfig(SERVICE_NAME);
+  const config = loadRelayConfig();
   const app = await NestFactory.create(AppModule.forRoot(config), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
@@ -15,7 +16,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof HostConfigError) {
     // The message lists every problem and how to fix it; a stack trace would only hide it.
     process.stderr.write(`${err.message}\n`);
   } else {

@@ -7,3 +7,5 @@ export * from './lib/events';
 export * from './lib/browser-sessions';
 export * from './lib/login-check';
 export * from './lib/artifacts';
+export * from './lib/browser-session-record';
+export * from './lib/live-view';

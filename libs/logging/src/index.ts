@@ -1,2 +1,2 @@
-export { createLogger, loggerOptions, REDACTED_PATHS } from './lib/logger';
+export { createLogger, loggerOptions, REDACTED_PATHS, redactUrl } from './lib/logger';
 export { LoggingModule } from './lib/logging.module';

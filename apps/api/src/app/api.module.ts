@@ -6,6 +6,7 @@ import { CoreModule } from './core/core.module';
 import type { EventsOptions } from './events/events.options';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { LiveViewApiModule } from './live-view/live-view-api.module';
 import { PipelinesModule } from './pipelines/pipelines.module';
 import { ProfilesApiModule } from './profiles/profiles-api.module';
 import { RunsModule } from './runs/runs.module';
@@ -31,6 +32,7 @@ export class ApiModule {
         ProfilesApiModule.forRoot(config),
         AuditApiModule.forRoot(config),
         ArtifactsApiModule.forRoot(config),
+        LiveViewApiModule.forRoot(config),
         EventsModule.forRoot(options.events),
       ],
     };

@@ -168,6 +168,7 @@ describe('api request handling', () => {
           'POST /api/runs',
           'POST /api/runs/{run}/cancel',
           'POST /api/runs/{run}/stages/{stage}/gate',
+          'POST /api/runs/{run}/stages/{stage}/live-view/tickets',
           'POST /api/profiles',
           'GET /api/profiles',
           'GET /api/profiles/{name}',

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ApiConfig } from '@stageflow/config';
@@ -5,6 +6,7 @@ import { AccessPolicy } from './core/access.policy';
 import { installBodyParsers } from './core/body-parsers';
 import { installConsole } from './core/console-static';
 import { ApiWsAdapter } from './events/api-ws.adapter';
+import { LiveViewProxy } from './live-view/live-view.proxy';
 
 export const GLOBAL_PREFIX = 'api';
 
@@ -18,12 +20,17 @@ export function configureApp(app: NestExpressApplication, config: ApiConfig): vo
   app.setGlobalPrefix(GLOBAL_PREFIX);
   if (config.consoleDir) installConsole(app, config.consoleDir);
   installBodyParsers(app, config.bodyLimitBytes);
-  app.useWebSocketAdapter(new ApiWsAdapter(app, app.get(AccessPolicy)));
+  const policy = app.get(AccessPolicy);
+  const liveView = new LiveViewProxy(config.liveViewUrl, policy, new Logger('LiveViewProxy'));
+  app.useWebSocketAdapter(new ApiWsAdapter(app, policy, [liveView]));
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Stageflow api')
-      .setDescription('Pipelines, runs, gates and run events. Errors are `{code, message, details?}`; see docs/api.md.')
+      .setDescription(
+        'Pipelines, runs, gates, run events and live-view tickets. Errors are `{code, message, details?}`; see docs/api.md. ' +
+          'The live view WebSocket (`/api/runs/{run}/stages/{stage}/live-view?ticket=`) is described in docs/live-view.md.',
+      )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'STAGEFLOW_API_TOKEN, when one is configured.' })
       .build(),

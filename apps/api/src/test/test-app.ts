@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { ApiConfig } from '@stageflow/config';
+import { LiveViewTickets, StageSessionDirectory } from '@stageflow/live-view';
 import { ApiModule } from '../app/api.module';
 import { configureApp } from '../app/app.setup';
 import type { EventsOptions } from '../app/events/events.options';
@@ -48,19 +49,24 @@ export interface TestAppOptions {
   consoleDir?: string;
   bodyLimitBytes?: number;
   events?: Partial<EventsOptions>;
+  /** Where the live-view WebSockets are forwarded. @defaultValue a port nothing listens on */
+  liveViewUrl?: string;
+  /** Stand-ins for the live-view lib's Redis-backed providers (tickets, the session registry). */
+  liveView?: { tickets?: unknown; directory?: unknown };
   /** Listen on a free loopback port (needed for WebSocket tests). */
   listen?: boolean;
   /** STAGEFLOW_ARTIFACTS_ROOT of the app (a folder that does not exist by default). */
   artifactsRoot?: string;
 }
 
-export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'artifactsRoot'> = {}): ApiConfig {
+export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'artifactsRoot' | 'liveViewUrl'> = {}): ApiConfig {
   return {
     host: '127.0.0.1',
     port: 0,
     token: options.token,
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     consoleDir: options.consoleDir,
+    liveViewUrl: options.liveViewUrl ?? 'http://127.0.0.1:1',
     redis: { url: 'redis://127.0.0.1:1', prefix: 'sft:' },
     logLevel: 'error',
     home: '/nonexistent',
@@ -74,12 +80,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const engine = new FakeEngine();
   const redis = new FakeRedisProbe();
   const logger = new CapturingLogger();
-  const moduleRef = await Test.createTestingModule({
+  let builder = Test.createTestingModule({
     imports: [ApiModule.forRoot(config, { engine: fakeEngineModule(engine), events: options.events })],
   })
     .overrideProvider(REDIS_PROBE)
-    .useValue(redis)
-    .compile();
+    .useValue(redis);
+  if (options.liveView?.tickets) builder = builder.overrideProvider(LiveViewTickets).useValue(options.liveView.tickets);
+  if (options.liveView?.directory) builder = builder.overrideProvider(StageSessionDirectory).useValue(options.liveView.directory);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger });
   configureApp(app, config);
   if (options.listen) await app.listen(0, '127.0.0.1');

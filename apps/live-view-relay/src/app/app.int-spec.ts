@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { loadServiceConfig } from '@stageflow/config';
+import { loadRelayConfig } from '@stageflow/config';
 import { testRedisUrl } from '@stageflow/testing';
 import { createServer } from 'node:net';
 import request from 'supertest';
@@ -15,7 +15,8 @@ async function closedPort(): Promise<number> {
 }
 
 async function boot(redisUrl: string): Promise<INestApplication> {
-  const config = loadServiceConfig('live-view-relay', { STAGEFLOW_REDIS_URL: redisUrl, STAGEFLOW_LOG_LEVEL: 'fatal' });
+  // A home without config.yaml: the Host config's defaults.
+  const config = loadRelayConfig({ STAGEFLOW_REDIS_URL: redisUrl, STAGEFLOW_LOG_LEVEL: 'fatal', STAGEFLOW_HOME: '/nonexistent-stageflow-home' });
   const { NestFactory } = await import('@nestjs/core');
   const app = await NestFactory.create(AppModule.forRoot(config), { logger: false });
   app.enableShutdownHooks();

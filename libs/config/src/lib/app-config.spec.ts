@@ -1,4 +1,4 @@
-import { ConfigError, loadApiConfig, loadRunnerConfig, loadServiceConfig } from '../index';
+import { ConfigError, loadApiConfig, loadRelayConfig, loadRunnerConfig, loadServiceConfig } from '../index';
 
 describe('loadApiConfig', () => {
   it('binds loopback on port 3000 by default and needs no token there', () => {
@@ -26,6 +26,35 @@ describe('loadApiConfig', () => {
       expect(e).toBeInstanceOf(ConfigError);
       expect((e as ConfigError).problems).toHaveLength(3);
     }
+  });
+});
+
+describe('the api\'s live-view relay address', () => {
+  it('defaults to the relay on loopback, and takes a stack-network address', () => {
+    expect(loadApiConfig({}).liveViewUrl).toBe('http://127.0.0.1:3003');
+    expect(loadApiConfig({ STAGEFLOW_LIVE_VIEW_URL: 'http://browser-host:3003/' }).liveViewUrl).toBe('http://browser-host:3003');
+  });
+
+  it.each([
+    ['ws://relay:3003', /STAGEFLOW_LIVE_VIEW_URL="ws:\/\/relay:3003" must be a URL starting with http:\/\/ or https:\/\//],
+    ['http://relay:3003/live', /must be only a scheme, host and port, such as http:\/\/127\.0\.0\.1:3003/],
+    ['http://user:pw@relay:3003', /must be only a scheme, host and port/],
+    ['relay:3003', /must be a URL/],
+  ])('refuses %s and says what to set', (value, problem) => {
+    expect(() => loadApiConfig({ STAGEFLOW_LIVE_VIEW_URL: value })).toThrow(problem);
+  });
+});
+
+describe('loadRelayConfig', () => {
+  it('listens on loopback 3003 and finds browser-host on its default port', () => {
+    const cfg = loadRelayConfig({});
+    expect(cfg).toMatchObject({ host: '127.0.0.1', port: 3003, browserHostUrl: 'http://127.0.0.1:3002' });
+  });
+
+  it('reports every problem at once', () => {
+    expect(() => loadRelayConfig({ STAGEFLOW_RELAY_BIND: 'everywhere', STAGEFLOW_RELAY_PORT: '0', STAGEFLOW_BROWSER_HOST_URL: 'browser-host' })).toThrow(
+      expect.objectContaining({ problems: [expect.stringContaining('STAGEFLOW_RELAY_BIND'), expect.stringContaining('STAGEFLOW_RELAY_PORT'), expect.stringContaining('STAGEFLOW_BROWSER_HOST_URL')] }),
+    );
   });
 });
 

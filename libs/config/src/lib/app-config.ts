@@ -36,6 +36,11 @@ export interface ApiConfig extends CommonConfig {
    * runners write. @defaultValue `<home>/artifacts` (env `STAGEFLOW_ARTIFACTS_ROOT`)
    */
   artifactsRoot: string;
+  /**
+   * live-view-relay's internal address: the api forwards live-view WebSockets there.
+   * Scheme, host and port only. @defaultValue `http://127.0.0.1:3003` (env `STAGEFLOW_LIVE_VIEW_URL`)
+   */
+  liveViewUrl: string;
 }
 
 export interface RunnerConfig extends CommonConfig {
@@ -141,6 +146,16 @@ export interface ServiceConfig extends CommonConfig {
   browser: BrowserHostSettings;
 }
 
+/** live-view-relay: where it listens and where browser-host is ("Reopen browser tab" asks it). */
+export interface RelayConfig extends CommonConfig {
+  /** @defaultValue `127.0.0.1` (env `STAGEFLOW_RELAY_BIND`) */
+  host: string;
+  /** @defaultValue 3003 (env `STAGEFLOW_RELAY_PORT`) */
+  port: number;
+  /** browser-host's internal address. @defaultValue `http://127.0.0.1:3002` (env `STAGEFLOW_BROWSER_HOST_URL`) */
+  browserHostUrl: string;
+}
+
 function common(r: EnvReader, env: Env): CommonConfig {
   return {
     redis: {
@@ -198,6 +213,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     bodyLimitBytes: r.int('STAGEFLOW_API_BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     consoleDir: r.optional('STAGEFLOW_CONSOLE_DIR'),
     artifactsRoot: artifactsRoot(r, base.home),
+    liveViewUrl: serviceUrl(r, 'STAGEFLOW_LIVE_VIEW_URL', 'http://127.0.0.1:3003'),
   };
   r.done();
   return cfg;
@@ -220,6 +236,32 @@ export function loadRunnerConfig(env: Env = process.env): RunnerConfig {
   };
   r.done();
   return cfg;
+}
+
+export function loadRelayConfig(env: Env = process.env): RelayConfig {
+  const r = new EnvReader(env);
+  const cfg: RelayConfig = {
+    ...common(r, env),
+    host: bindHost(r, 'STAGEFLOW_RELAY_BIND'),
+    port: r.int('STAGEFLOW_RELAY_PORT', 3003, 1, 65535),
+    browserHostUrl: serviceUrl(r, 'STAGEFLOW_BROWSER_HOST_URL', 'http://127.0.0.1:3002'),
+  };
+  r.done();
+  return cfg;
+}
+
+/** An internal service's base address: http(s), a host and a port, nothing after them (no path, query or credentials). */
+function serviceUrl(r: EnvReader, name: string, fallback: string): string {
+  const value = r.url(name, fallback, ['http:', 'https:']);
+  try {
+    const url = new URL(value);
+    if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+      r.problems.push(`${name}="${value}" must be only a scheme, host and port, such as ${fallback}`);
+    }
+  } catch {
+    // r.url reported it.
+  }
+  return value.replace(/\/+$/, '');
 }
 
 const HOST_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

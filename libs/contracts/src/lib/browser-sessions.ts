@@ -171,3 +171,33 @@ export function parseStageActivityReport(raw: unknown): StageActivityReport {
   if (problems.length) throw new ContractViolationError('stage activity report', problems);
   return r as unknown as StageActivityReport;
 }
+
+/**
+ * POST: "Reopen browser tab" for a stage session (live view): browser-host opens the
+ * tab's address in a fresh tab of the same browser, binds the stage's agent-browser
+ * session to it, records it as the session's tab and closes the old one. No body;
+ * 200 {@link ReopenedStageSession}; `429 reopen_too_soon` within 2 s of the last one.
+ */
+export function reopenSessionRoute(sessionId: string): string {
+  return `/internal/sessions/${encodeURIComponent(sessionId)}/reopen`;
+}
+
+export interface ReopenedStageSession {
+  /** The new tab, now the session's `targetId`. */
+  targetId: string;
+  /** The address opened in it (the old tab's). */
+  url: string;
+}
+
+/** Validates browser-host's answer where the relay receives it. */
+export function parseReopenedStageSession(raw: unknown): ReopenedStageSession {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ContractViolationError('reopened stage session', ['expected an object']);
+  }
+  const r = raw as Record<string, unknown>;
+  const problems: string[] = [];
+  if (typeof r['targetId'] !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(r['targetId'])) problems.push('targetId must be a CDP target id');
+  if (typeof r['url'] !== 'string' || r['url'].length > 8192) problems.push('url must be a string');
+  if (problems.length) throw new ContractViolationError('reopened stage session', problems);
+  return { targetId: r['targetId'] as string, url: r['url'] as string };
+}

@@ -125,4 +125,15 @@ export class RedisKeys {
   hostEventCursor(hostId: string): string {
     return `${this.prefix}browser-host:${hostId}:event-cursor`;
   }
+  /**
+   * String (JSON `LiveViewTicketRecord`, with a TTL): one live-view ticket, under
+   * the SHA-256 of the ticket (hex), so what Redis holds cannot be used to connect.
+   */
+  liveViewTicket(ticketDigest: string): string {
+    return `${this.prefix}live-view-ticket:${ticketDigest}`;
+  }
+  /** Set: digests of a run's live-view tickets not yet used, for revocation at gate answer, stage end and run end. */
+  runLiveViewTickets(runId: string): string {
+    return `${this.prefix}run:${runId}:live-view-tickets`;
+  }
 }

@@ -29,11 +29,6 @@ export interface LoginGateInfo {
   url: string;
 }
 
-/** The stable live-view path of a stage (served by the api, streamed by live-view-relay). */
-export function liveViewPath(runId: string, stageId: string): string {
-  return `/api/runs/${encodeURIComponent(runId)}/stages/${encodeURIComponent(stageId)}/live-view`;
-}
-
 /** A gate's answer, stored on the gate stage. */
 export interface GateAnswer {
   decision: 'accept' | 'reject';

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger } from './logger';
+import { createLogger, redactUrl } from './logger';
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -21,5 +21,21 @@ describe('createLogger', () => {
     expect(line).toMatchObject({ service: 'runner', level: 'info', runId: 'r1', msg: 'hello' });
     expect(JSON.stringify(line)).not.toContain('abc123');
     expect(JSON.stringify(line)).not.toContain('s3cret');
+  });
+});
+
+describe('redactUrl', () => {
+  it('blanks ticket and token query values and keeps the rest', () => {
+    expect(redactUrl('/api/runs/r1/stages/login/live-view?ticket=abcDEF_-123&x=1')).toBe('/api/runs/r1/stages/login/live-view?ticket=[redacted]&x=1');
+    expect(redactUrl('/api/ws?Token=s3cret')).toBe('/api/ws?Token=[redacted]');
+    expect(redactUrl('/api/ws?tick%65t=s3cret')).toBe('/api/ws?tick%65t=[redacted]');
+    expect(redactUrl('/api/runs')).toBe('/api/runs');
+  });
+
+  it('blanks a ticket however a log line carries it', () => {
+    const out = capture();
+    const log = createLogger('api', 'info', out.stream);
+    log.info({ req: { url: '/x', query: { ticket: 'T1cket' } }, ticket: 'T2cket', view: { ticket: 'T3cket' } }, 'upgrade');
+    expect(JSON.stringify(out.lines())).not.toMatch(/T\dcket/);
   });
 });

@@ -12,7 +12,41 @@ export const REDACTED_PATHS = [
   '*.password',
   '*.secret',
   'token',
+  // A live-view ticket and the api token ride in WebSocket URLs (browsers cannot set headers there).
+  'req.query.ticket',
+  'req.query.token',
+  '*.ticket',
+  'ticket',
 ];
+
+/** Query parameters whose values are credentials; {@link redactUrl} blanks them. */
+const SECRET_QUERY_PARAMS = ['ticket', 'token'];
+
+/**
+ * A request URL fit for a log line: the values of `ticket` and `token` query
+ * parameters are replaced, the rest is kept as sent.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = decodeURIComponentSafe(eq < 0 ? pair : pair.slice(0, eq));
+      return SECRET_QUERY_PARAMS.includes(name.toLowerCase()) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 /** Options shared by every Stageflow process: JSON lines, the service name on each. */
 export function loggerOptions(service: string, level: string): LoggerOptions {

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { loggerOptions } from './logger';
+import { loggerOptions, redactUrl } from './logger';
 
 /**
  * Nest's Logger backed by pino (JSON lines). Each app imports
@@ -18,6 +18,8 @@ export class LoggingModule {
             ...loggerOptions(service, level),
             // Health probes every few seconds would drown the log.
             autoLogging: { ignore: (req) => (req.url ?? '').includes('/health') },
+            // pino-http hands the serialized request; its url still carries the query string.
+            serializers: { req: (req: { url?: string }) => (typeof req.url === 'string' ? { ...req, url: redactUrl(req.url) } : req) },
           },
         }),
       ],

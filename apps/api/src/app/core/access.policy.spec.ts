@@ -70,3 +70,17 @@ describe('isLoopbackHostHeader', () => {
     expect(isLoopbackHostHeader(host)).toBe(expected);
   });
 });
+
+describe('AccessPolicy.checkTicketUpgrade (the live-view WebSocket)', () => {
+  it('asks for no token when one is configured: the ticket is the credential and the relay checks it', () => {
+    expect(new AccessPolicy('a-long-enough-token-1234').checkTicketUpgrade({ host: 'stageflow.example' })).toBeNull();
+  });
+
+  it('keeps the loopback Host and same-origin rules without a token', () => {
+    const policy = new AccessPolicy();
+    expect(policy.checkTicketUpgrade({ host: '127.0.0.1:3000' })).toBeNull();
+    expect(policy.checkTicketUpgrade({ host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' })).toBeNull();
+    expect(policy.checkTicketUpgrade({ host: 'evil.example' })?.code).toBe('host_forbidden');
+    expect(policy.checkTicketUpgrade({ host: '127.0.0.1:3000', origin: 'http://evil.example' })?.code).toBe('origin_forbidden');
+  });
+});

@@ -31,6 +31,15 @@ export class AccessPolicy {
     return checkBrowserOrigin(headers);
   }
 
+  /**
+   * A live-view WebSocket upgrade: its ticket is the credential (issued only to a
+   * caller with the token, checked by the relay), so the token is not asked for
+   * again; without a token the loopback Host and same-origin rules still apply.
+   */
+  checkTicketUpgrade(headers: IncomingHttpHeaders): StageflowError | null {
+    return this.digest ? null : checkBrowserOrigin(headers);
+  }
+
   private checkToken(headers: IncomingHttpHeaders, queryToken?: string): StageflowError | null {
     const presented = bearer(headers.authorization) ?? queryToken;
     // Hashing first makes the comparison constant-time whatever the lengths.

@@ -3,18 +3,9 @@ import type { HeadedMode } from '@stageflow/browser-hosts';
 /** Where a browser runs: a Chromium process of this Host, or a container of the container host. */
 export type BrowserHostKind = 'local' | 'container';
 
-const ENDPOINT = /^ws:\/\/(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})\/devtools\/browser\/[A-Za-z0-9-]+$/;
-
-/**
- * A browser-level CDP endpoint browser-host hands out: `ws://127.0.0.1:<port>/devtools/browser/<id>`,
- * or, for a browser container on the stack network (`anyAddress`), its IPv4 address
- * there. Never a name: Chrome refuses a Host header that is a name other than localhost.
- */
-export function isBrowserEndpoint(wsEndpoint: string | undefined, anyAddress: boolean): boolean {
-  const m = ENDPOINT.exec(wsEndpoint ?? '');
-  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) return false;
-  return anyAddress || m[1] === '127.0.0.1';
-}
+/** The endpoint rule is shared with the session record codec (`@stageflow/contracts`). */
+export { isBrowserEndpoint } from '@stageflow/contracts';
+import { isBrowserEndpoint } from '@stageflow/contracts';
 
 /**
  * A browser in browser-host's registry (Redis hash `sf:browser:<id>`). What a restarted

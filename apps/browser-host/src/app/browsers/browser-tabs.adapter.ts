@@ -30,6 +30,13 @@ export abstract class BrowserTabs {
   abstract close(wsEndpoint: string, targetIds: readonly string[], keepOnePage: boolean): Promise<void>;
   /** Whether the tab is still a page of the browser. */
   abstract exists(wsEndpoint: string, targetId: string): Promise<boolean>;
+  /**
+   * Opens the tab's current address in a new tab of the same browser (same cookies)
+   * and returns the new tab and the address; the old tab is left open.
+   *
+   * @throws CdpError `cdp_protocol_error` when the tab is gone.
+   */
+  abstract reopen(wsEndpoint: string, targetId: string): Promise<{ targetId: string; url: string }>;
 }
 
 @Injectable()
@@ -90,6 +97,16 @@ export class CdpBrowserTabs extends BrowserTabs {
 
   async exists(wsEndpoint: string, targetId: string): Promise<boolean> {
     return this.with(wsEndpoint, async (cdp) => (await cdp.listPages()).some((p) => p.targetId === targetId));
+  }
+
+  async reopen(wsEndpoint: string, targetId: string): Promise<{ targetId: string; url: string }> {
+    return this.with(wsEndpoint, async (cdp) => {
+      const { targetInfo } = await cdp.send<{ targetInfo: { url: string; browserContextId?: string } }>('Target.getTargetInfo', { targetId });
+      // The old tab's context: a throw-away browser's allowlist and a profile's cookies live there.
+      const params = targetInfo.browserContextId ? { url: targetInfo.url, browserContextId: targetInfo.browserContextId } : { url: targetInfo.url };
+      const { targetId: created } = await cdp.send<{ targetId: string }>('Target.createTarget', params);
+      return { targetId: created, url: targetInfo.url };
+    });
   }
 
   private async with<T>(wsEndpoint: string, work: (cdp: CdpConnection) => Promise<T>): Promise<T> {

@@ -83,6 +83,22 @@ describe('agent-browser sessions on disk', () => {
     expect((await readdir(dir)).sort()).toEqual(['.stageflow-run', 'sf-run1-a-10.pid', 'sf-run1-a-10.version']);
   });
 
+  it('rebinds a running session to another tab: its daemon ends (it would keep the old tab) and the binding names the new one', async () => {
+    const agents = adapter();
+    const dir = await agents.prepareRunDir('run1');
+    const daemon = await startDaemon(dir, 'sf-run1-a-1');
+    await agents.bindTab(dir, 'sf-run1-a-1', 'TAB1');
+
+    await agents.rebind(dir, 'sf-run1-a-1', 'TAB2');
+
+    await exited(daemon);
+    expect(JSON.parse(await readFile(join(dir, 'sf-run1-a-1.target'), 'utf8'))).toMatchObject({ targetId: 'TAB2', pinned: true });
+    expect((await readdir(dir)).sort()).toEqual(['.stageflow-run', 'sf-run1-a-1.target']);
+    // Without a daemon (the stage has not run a command yet) it only rewrites the binding.
+    await agents.rebind(dir, 'sf-run1-a-1', 'TAB3');
+    expect(JSON.parse(await readFile(join(dir, 'sf-run1-a-1.target'), 'utf8'))).toMatchObject({ targetId: 'TAB3' });
+  });
+
   it('never signals a process the pid file names but that is not that session\'s daemon', async () => {
     const agents = adapter();
     const dir = await agents.prepareRunDir('run1');

@@ -36,6 +36,14 @@ export abstract class AgentBrowserSessions {
    */
   abstract bindTab(socketDir: string, session: string, targetId: string): Promise<void>;
   /**
+   * Moves a session that may be running to another tab ("Reopen browser tab"). A
+   * running daemon keeps the tab it bound at start and, once that tab closes, answers
+   * every command with `tab_gone` (measured with 0.41.2); so its daemon is ended (as in
+   * {@link end}) and the session bound to the new tab: the stage's next command starts
+   * a daemon on it.
+   */
+  abstract rebind(socketDir: string, session: string, targetId: string): Promise<void>;
+  /**
    * Ends the session's daemon (SIGTERM to the pid in `<session>.pid`, after checking it
    * is that daemon; SIGKILL after 3 s) and removes its files. Returns the tab the
    * session was bound to last (it may have moved with `tab new`).
@@ -74,20 +82,13 @@ export class FsAgentBrowserSessions extends AgentBrowserSessions {
     await writeFile(join(socketDir, `${session}.target`), binding, { mode: 0o600 });
   }
 
+  async rebind(socketDir: string, session: string, targetId: string): Promise<void> {
+    await this.stopDaemon(socketDir, session);
+    await this.bindTab(socketDir, session, targetId);
+  }
+
   async end(socketDir: string, session: string): Promise<{ boundTargetId?: string }> {
-    const pid = Number((await readFile(join(socketDir, `${session}.pid`), 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(pid) && pid > 0 && this.procs.isAlive(pid)) {
-      if (await this.isDaemonOf(pid, socketDir, session)) {
-        this.procs.signal(pid, 'SIGTERM');
-        if (!(await this.procs.waitForExit(pid, DAEMON_TERM_GRACE_MS))) {
-          this.procs.signal(pid, 'SIGKILL');
-          await this.procs.waitForExit(pid, DAEMON_TERM_GRACE_MS);
-        }
-      } else {
-        // A reused pid, or a daemon we cannot identify: never signal a stranger.
-        this.log.warn({ msg: 'The pid file of an agent-browser session names another process; not signalling it', session, pid });
-      }
-    }
+    await this.stopDaemon(socketDir, session);
     const bound = await readFile(join(socketDir, `${session}.target`), 'utf8').catch(() => undefined);
     let boundTargetId: string | undefined;
     try {
@@ -102,6 +103,22 @@ export class FsAgentBrowserSessions extends AgentBrowserSessions {
       files.filter((f) => f.startsWith(`${session}.`)).map((f) => rm(join(socketDir, f), { force: true, recursive: true })),
     );
     return { boundTargetId };
+  }
+
+  /** SIGTERM to the session's daemon, after checking it is that daemon; SIGKILL after 3 s. */
+  private async stopDaemon(socketDir: string, session: string): Promise<void> {
+    const pid = Number((await readFile(join(socketDir, `${session}.pid`), 'utf8').catch(() => '')).trim());
+    if (!Number.isInteger(pid) || pid <= 0 || !this.procs.isAlive(pid)) return;
+    if (!(await this.isDaemonOf(pid, socketDir, session))) {
+      // A reused pid, or a daemon we cannot identify: never signal a stranger.
+      this.log.warn({ msg: 'The pid file of an agent-browser session names another process; not signalling it', session, pid });
+      return;
+    }
+    this.procs.signal(pid, 'SIGTERM');
+    if (!(await this.procs.waitForExit(pid, DAEMON_TERM_GRACE_MS))) {
+      this.procs.signal(pid, 'SIGKILL');
+      await this.procs.waitForExit(pid, DAEMON_TERM_GRACE_MS);
+    }
   }
 
   async removeRunDir(runId: string): Promise<void> {

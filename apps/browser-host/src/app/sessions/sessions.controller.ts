@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { NotFoundError, parseOpenStageSessionRequest, parseStageActivityReport, type StageSession } from '@stageflow/contracts';
+import { NotFoundError, parseOpenStageSessionRequest, parseStageActivityReport, type ReopenedStageSession, type StageSession } from '@stageflow/contracts';
 import { AllowlistAudits } from './allowlist-audits.service';
 import { StageSessions, type StageSessionView } from './stage-sessions.service';
 
@@ -43,6 +43,13 @@ export class SessionsController {
   @HttpCode(204)
   async activity(@Param('sessionId') sessionId: string, @Body() body: unknown): Promise<void> {
     await this.audits.report(sessionIdParam(sessionId), parseStageActivityReport(body));
+  }
+
+  /** "Reopen browser tab" (live view): 200 the new tab and its address; 404 unknown session, 409 tab gone, 429 within 2 s of the last one. */
+  @Post(':sessionId/reopen')
+  @HttpCode(200)
+  reopen(@Param('sessionId') sessionId: string): Promise<ReopenedStageSession> {
+    return this.sessions.reopen(sessionIdParam(sessionId));
   }
 
   /** 204 whether or not the session was open. */

@@ -57,11 +57,19 @@ class FakeTabs extends BrowserTabs {
   async exists(ws: string, id: string): Promise<boolean> {
     return (this.pages.get(ws) ?? []).includes(id);
   }
+  async reopen(ws: string, id: string): Promise<{ targetId: string; url: string }> {
+    if (!(await this.exists(ws, id))) throw new Error('No target with given id found');
+    const url = this.urls.get(id) ?? 'about:blank';
+    const targetId = await this.open(ws);
+    this.urls.set(targetId, url);
+    return { targetId, url };
+  }
 }
 
 class FakeAgents extends AgentBrowserSessions {
   bound = new Map<string, string>();
   ended: string[] = [];
+  failBind = false;
   dirs = new Set<string>();
   socketDirOf(runId: string): string {
     return `/tmp/sf-unit-run/${runId}`;
@@ -71,7 +79,16 @@ class FakeAgents extends AgentBrowserSessions {
     return this.socketDirOf(runId);
   }
   async bindTab(_dir: string, session: string, targetId: string): Promise<void> {
+    if (this.failBind) {
+      this.failBind = false;
+      throw new Error('disk full');
+    }
     this.bound.set(session, targetId);
+  }
+  restarted: string[] = [];
+  async rebind(dir: string, session: string, targetId: string): Promise<void> {
+    this.restarted.push(session);
+    await this.bindTab(dir, session, targetId);
   }
   async end(_dir: string, session: string): Promise<{ boundTargetId?: string }> {
     this.ended.push(session);
@@ -330,5 +347,60 @@ describe('StageSessions', () => {
     const { sessions } = setup();
     await sessions.closeRun('run1');
     await expect(sessions.open(work('a'))).rejects.toBeInstanceOf(ConflictError);
+  });
+});
+
+describe('StageSessions.reopen ("Reopen browser tab")', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('moves the session and its agent-browser binding to a fresh tab of the same browser and closes the old tab', async () => {
+    const { sessions, tabs, agents, registry, processes } = setup();
+    const a = await sessions.open(work('login'));
+    const b = await sessions.open(work('other'));
+    tabs.urls.set(a.targetId, 'http://127.0.0.1:9/account');
+
+    const reopened = await sessions.reopen(a.sessionId);
+
+    expect(reopened.url).toBe('http://127.0.0.1:9/account');
+    expect(reopened.targetId).not.toBe(a.targetId);
+    expect(tabs.pages.get(a.cdpEndpoint)).toEqual(['ANCHOR', b.targetId, reopened.targetId]);
+    expect(tabs.urls.get(reopened.targetId)).toBe('http://127.0.0.1:9/account');
+    expect(agents.bound.get(a.sessionId)).toBe(reopened.targetId);
+    expect(agents.restarted).toEqual([a.sessionId]);
+    expect(registry.records.get(a.sessionId)?.targetId).toBe(reopened.targetId);
+    expect(processes.launches).toHaveLength(1);
+    // Closing the session later closes the new tab.
+    await sessions.close(a.sessionId);
+    expect(tabs.pages.get(a.cdpEndpoint)).toEqual(['ANCHOR', b.targetId]);
+  });
+
+  it('allows one reopen per 2 s per session', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-03-01T10:00:00Z') });
+    const { sessions } = setup();
+    const a = await sessions.open(work('login'));
+    const b = await sessions.open(work('other'));
+    await sessions.reopen(a.sessionId);
+    await expect(sessions.reopen(a.sessionId)).rejects.toMatchObject({ code: 'reopen_too_soon', status: 429, message: expect.stringContaining('try again in 2 s') });
+    await expect(sessions.reopen(b.sessionId)).resolves.toBeDefined();
+    jest.setSystemTime(Date.parse('2026-03-01T10:00:02Z'));
+    await expect(sessions.reopen(a.sessionId)).resolves.toBeDefined();
+  });
+
+  it('answers 404 for a closed session and 409 when the tab is gone, leaving the session as it was', async () => {
+    const { sessions, tabs, registry } = setup();
+    await expect(sessions.reopen('sf-run1-none-1')).rejects.toMatchObject({ code: 'session_not_found', status: 404 });
+    const a = await sessions.open(work('login'));
+    tabs.pages.set(a.cdpEndpoint, ['ANCHOR']);
+    await expect(sessions.reopen(a.sessionId)).rejects.toMatchObject({ code: 'reopen_failed', status: 409 });
+    expect(registry.records.get(a.sessionId)?.targetId).toBe(a.targetId);
+  });
+
+  it('keeps the old tab when the new binding cannot be written', async () => {
+    const { sessions, tabs, agents, registry } = setup();
+    const a = await sessions.open(work('login'));
+    agents.failBind = true;
+    await expect(sessions.reopen(a.sessionId)).rejects.toThrow('disk full');
+    expect(tabs.pages.get(a.cdpEndpoint)).toEqual(['ANCHOR', a.targetId]);
+    expect(registry.records.get(a.sessionId)?.targetId).toBe(a.targetId);
   });
 });

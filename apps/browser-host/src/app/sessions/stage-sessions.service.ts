@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { AllowlistBlock } from '@stageflow/browser-hosts';
-import { ConflictError, NotFoundError, StageflowError, type LoginHandoff, type OpenStageSessionRequest, type StageSession } from '@stageflow/contracts';
+import {
+  ConflictError,
+  LIVE_VIEW_LIMITS,
+  NotFoundError,
+  StageflowError,
+  type LoginHandoff,
+  type OpenStageSessionRequest,
+  type ReopenedStageSession,
+  type StageSession,
+} from '@stageflow/contracts';
 import { checkStageAgainstBlockedSites, type HostConfig } from '@stageflow/host-config';
 import { ProfileLeases } from '@stageflow/leases';
 import { BROWSER_SETTINGS, HOST_CONFIG, OWNER_SCOPE, type BrowserSettings } from '../browsers/browser-host.tokens';
@@ -53,6 +62,8 @@ export class StageSessions {
   /** Per run: its socket folder prepared; per (run, profile): the profile ensured. Dropped at the run's teardown. */
   private readonly preparedRuns = new Map<string, Promise<unknown>>();
   private readonly ensuredProfiles = new Map<string, Promise<unknown>>();
+  /** Per session: when its tab was last reopened (ms), for the 2 s limit. */
+  private readonly reopenedAt = new Map<string, number>();
 
   constructor(
     private readonly browsers: RunBrowsers,
@@ -136,6 +147,57 @@ export class StageSessions {
     await this.mutex.run(sessionId, async () => {
       const record = await this.registry.get(sessionId);
       if (record) await this.closeRecord(record, 'closed by the runner');
+    });
+  }
+
+  /**
+   * "Reopen browser tab" (live view): opens the tab's address in a fresh tab of the
+   * same browser, binds the stage's agent-browser session to it, records it as the
+   * session's tab and closes the old one. Once per {@link LIVE_VIEW_LIMITS.reopenIntervalMs}
+   * per session (`429 reopen_too_soon`).
+   */
+  async reopen(sessionId: string): Promise<ReopenedStageSession> {
+    return this.mutex.run(sessionId, async () => {
+      const record = await this.registry.get(sessionId);
+      if (!record) {
+        throw new NotFoundError('session_not_found', `There is no open stage session "${sessionId}" on this browser-host.`);
+      }
+      const now = Date.now();
+      const waitMs = (this.reopenedAt.get(sessionId) ?? -Infinity) + LIVE_VIEW_LIMITS.reopenIntervalMs - now;
+      if (waitMs > 0) {
+        throw new StageflowError('reopen_too_soon', `The tab was reopened moments ago; try again in ${Math.ceil(waitMs / 1000)} s.`, 429, {
+          retryAfterMs: waitMs,
+        });
+      }
+      this.reopenedAt.set(sessionId, now);
+      const ids = { runId: record.runId, stageId: record.stageId, profile: record.profile, browserId: record.browserId, sessionId };
+      let reopened: ReopenedStageSession;
+      try {
+        reopened = await this.tabs.reopen(record.cdpEndpoint, record.targetId);
+      } catch (error) {
+        throw new StageflowError(
+          'reopen_failed',
+          `The stage's tab could not be reopened (${(error as Error).message}). If the stage has ended or its browser is gone, there is nothing to reopen.`,
+          409,
+        );
+      }
+      // Bound and registered before the old tab closes: a teardown from here on closes the new tab, never strands it.
+      try {
+        await Promise.all([
+          this.agents.rebind(record.socketDir, sessionId, reopened.targetId),
+          this.registry.put({ ...record, targetId: reopened.targetId }),
+        ]);
+      } catch (error) {
+        // Back to the old tab, which still works: the new one goes, the old binding and record come back.
+        await this.tabs.close(record.cdpEndpoint, [reopened.targetId], true).catch(() => undefined);
+        await Promise.allSettled([this.agents.bindTab(record.socketDir, sessionId, record.targetId), this.registry.put(record)]);
+        throw error;
+      }
+      await this.tabs.close(record.cdpEndpoint, [record.targetId], true).catch((error: Error) =>
+        this.log.warn({ msg: `Could not close the old tab after reopening it: ${error.message}`, ...ids }),
+      );
+      this.log.log({ msg: 'Reopened the stage\'s tab for the live view', ...ids, targetId: reopened.targetId });
+      return reopened;
     });
   }
 
@@ -302,6 +364,7 @@ export class StageSessions {
     await this.audits.sessionClosed(record.sessionId).catch((error: Error) =>
       this.log.warn({ msg: `Could not start the allowlist report's grace (the overdue check will): ${error.message}`, runId: record.runId, stageId: record.stageId, sessionId: record.sessionId }),
     );
+    this.reopenedAt.delete(record.sessionId);
     this.log.log({
       msg: `Closed a stage session: ${why}`,
       runId: record.runId,
