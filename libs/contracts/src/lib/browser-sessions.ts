@@ -56,6 +56,12 @@ export interface StageSession {
   socketDir: string;
   /** How the browser shows: on a screen, a private Xvfb display, or headless. */
   headedMode: 'display' | 'xvfb' | 'headless';
+  /**
+   * The run's browser for this profile had died (crash, out of memory, killed) and was
+   * restarted for this session: cookies it set shortly before may be lost, so the
+   * runner re-verifies the login when the run has a `browser.check` for the profile.
+   */
+  restarted?: boolean;
   /** Only for a login session: how the operator sees the browser. */
   handoff?: LoginHandoff;
   /** Environment the stage process gets (AGENT_BROWSER_*, STAGEFLOW_CDP_TARGET); never a profile path. */

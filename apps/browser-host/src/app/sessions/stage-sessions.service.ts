@@ -120,8 +120,9 @@ export class StageSessions {
         await this.closeRecord(existing, 'replaced by a new open of the same attempt');
       }
       await this.once(this.preparedRuns, req.runId, () => this.agents.prepareRunDir(req.runId));
+      const restart = { happened: false };
       const opened = req.profile
-        ? await this.openShared(req, req.profile, sessionId, socketDir, handoff)
+        ? await this.openShared(req, req.profile, sessionId, socketDir, handoff, restart)
         : await this.openThrowaway(req, sessionId, socketDir);
       const record = await this.bindAndRegister(opened);
       if (req.headed && this.browsers.headedModeForHeaded() === 'headless') this.noteHeadlessFallback(req);
@@ -138,7 +139,8 @@ export class StageSessions {
         throw this.runFinished(req.runId);
       }
       this.log.log({ msg: 'Opened a stage session', ...ids, attempt: req.attempt, sessionId, browserId: record.browserId, targetId: record.targetId, ...(handoff ? { handoff } : {}) });
-      return this.published(withHandoff(toStageSession(record), handoff));
+      const session = withHandoff(toStageSession(record), handoff);
+      return this.published(restart.happened ? { ...session, restarted: true } : session);
     });
   }
 
@@ -261,6 +263,7 @@ export class StageSessions {
     sessionId: string,
     socketDir: string,
     handoff?: LoginHandoff,
+    restart: { happened: boolean } = { happened: false },
   ): Promise<SessionRecord> {
     await this.once(this.ensuredProfiles, `${req.runId}\n${profile}`, () => this.profiles.ensure(this.scope, profile));
     await this.profiles.recordUse({ scope: this.scope, profile, runId: req.runId, stageId: req.stageId });
@@ -274,6 +277,7 @@ export class StageSessions {
       onScreen: handoff === 'local_window',
     });
     if (restarted) {
+      restart.happened = true;
       void this.activity
         .note(
           req.runId,

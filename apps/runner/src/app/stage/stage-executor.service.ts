@@ -125,6 +125,11 @@ export class StageExecutor {
           return end('failed', `browser-host refused the stage session (${error.code}): ${error.message}`);
         }
         this.logger.log({ ...ids, profile: stage.browser.profile, browserId: session.browserId, msg: 'stage session opened' });
+        if (session.restarted && stage.browser.profile && !stage.browser.check) {
+          // The run's browser had crashed: cookies it set just before may be gone. Re-verify the login.
+          const lost = await this.reverifyLogin(job, stage.browser.profile, session, logs);
+          if (lost) return end('failed', lost);
+        }
         if (stage.browser.check) {
           try {
             login = await this.browserHost.check(session.sessionId, checkRequest(stage.browser.check));
@@ -252,6 +257,29 @@ export class StageExecutor {
     }
     const verdict = judgeOutput(this.workspace.readOutput(paths.output), undefined, this.schemas);
     return verdict.ok ? { ok: true, output: verdict.output, artifacts: names } : { ok: false, error: verdict.error, artifacts: names };
+  }
+
+  /**
+   * After a restart of the run's browser: runs the run's login check for the profile (if
+   * it has one) in the stage's tab. Returns the stage's failure reason when the profile
+   * is now logged out, so the stage does not work on a login that is gone.
+   */
+  private async reverifyLogin(job: StageJobPayload, profile: string, session: StageSession, logs: LogCollector): Promise<string | undefined> {
+    const check = await this.attempts.loginCheckFor(job.runId, profile);
+    if (!check) {
+      logs.push('stderr', `stageflow: the browser of profile ${profile} was restarted; this run has no browser.check to re-verify the login with\n`);
+      return undefined;
+    }
+    let result: LoginCheckResult;
+    try {
+      result = await this.browserHost.check(session.sessionId, checkRequest(check));
+    } catch (error) {
+      if (!(error instanceof BrowserHostError)) throw error;
+      return `the browser of profile ${profile} was restarted and its login could not be re-verified (${error.code}): ${error.message}`;
+    }
+    logs.push('stderr', `stageflow: the browser of profile ${profile} was restarted; login re-verified at ${check.url}: ${result.logged_in ? 'logged in' : 'logged out'}\n`);
+    if (result.logged_in) return undefined;
+    return `the browser of profile ${profile} crashed and was restarted, and the login is gone (the check page ended at ${result.url}); run the pipeline again to log in`;
   }
 
   /** A `steps` stage's body: its actions on the session's tab, one log line each. */

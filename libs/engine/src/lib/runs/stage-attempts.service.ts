@@ -9,7 +9,7 @@ import {
   StageJobPayload,
   StageState,
 } from '@stageflow/contracts';
-import { isQueuedStage, type QueuedStageDefinition } from '@stageflow/pipeline';
+import { isQueuedStage, type BrowserCheck, type QueuedStageDefinition } from '@stageflow/pipeline';
 import { pipelineGraph } from '../scheduling/pipeline.graph';
 import { parseJson, RUN_FIELDS, STAGE_FIELDS } from '../store/record.codec';
 import { RunStore } from '../store/run.store';
@@ -79,6 +79,12 @@ export class StageAttempts {
     const snapshot = await this.store.snapshot(runId);
     const profiles = (snapshot?.pipeline.stages ?? []).map((s) => (isQueuedStage(s) ? s.browser?.profile : undefined));
     return [...new Set(profiles.filter((p): p is string => !!p))];
+  }
+
+  /** The run's login check for a profile: the `browser.check` of its first stage on that profile that has one. */
+  async loginCheckFor(runId: string, profile: string): Promise<BrowserCheck | undefined> {
+    const snapshot = await this.store.snapshot(runId);
+    return snapshot?.pipeline.stages.find((s) => s.browser?.profile === profile && s.browser.check)?.browser?.check;
   }
 
   /** False once the run ended or is gone (a grant to it is handed on). */
