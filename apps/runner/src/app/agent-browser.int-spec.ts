@@ -1,15 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ProfileLeases } from '@stageflow/leases';
-import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
+import { uniquePrefix } from '@stageflow/testing';
 import {
   allEvents,
-  freePort,
   isAlive,
   Harness,
   pipelineOf,
@@ -18,6 +15,7 @@ import {
   waitFor,
   waitForRun,
 } from '../testing/runner.harness';
+import { BrowserHostProcess, startBrowserHost } from '../testing/processes.harness';
 
 /**
  * The real agent-browser CLI in browser stages: real Redis, a real runner
@@ -29,19 +27,6 @@ jest.setTimeout(180_000);
 
 const SCRIPT = join(__dirname, '../testing/agent-browser.stage.cjs');
 const AGENT_BROWSER = join(process.cwd(), 'node_modules/.bin/agent-browser');
-
-/** Chromium browser processes (not helpers) this test's browser-host started: pid and browser id. */
-async function browsersOf(hostId: string): Promise<Array<{ pid: number; browserId: string }>> {
-  const found: Array<{ pid: number; browserId: string }> = [];
-  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
-    if (!/^\d+$/.test(entry)) continue;
-    const argv = (await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '')).split('\0');
-    if (!argv.includes(`--stageflow-host=${hostId}`) || argv.some((a) => a.startsWith('--type='))) continue;
-    const browserId = argv.find((a) => a.startsWith('--stageflow-browser-id='))?.slice('--stageflow-browser-id='.length);
-    found.push({ pid: Number(entry), browserId: browserId ?? `argv:${argv[0]}` });
-  }
-  return found;
-}
 
 /** Live agent-browser processes whose environment names one of `sessions`. */
 async function agentBrowsersOf(sessions: string[]): Promise<number[]> {
@@ -56,45 +41,20 @@ async function agentBrowsersOf(sessions: string[]): Promise<number[]> {
 
 describe('agent-browser in browser stages (runner + browser-host + Chromium)', () => {
   let h: Harness;
-  let host: ChildProcess;
+  let host: BrowserHostProcess;
   let site: Server;
   let siteUrl: string;
   let root: string;
   let home: string;
-  let hostId: string;
   let leases: ProfileLeases;
   /** `<Host header> <path>` of every request the site got. */
   const requests: string[] = [];
 
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'sf-abstage-'));
-    home = join(root, 'home');
-    await mkdir(home, { recursive: true, mode: 0o700 });
-    await writeFile(join(home, 'config.yaml'), 'browser:\n  blocked_sites: [blocked.test]\n');
-    hostId = `it-${randomBytes(3).toString('hex')}`;
     const prefix = uniquePrefix();
-    const port = await freePort();
-    host = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/browser-host/src/main.ts'], {
-      cwd: process.cwd(),
-      env: {
-        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-        STAGEFLOW_REDIS_URL: testRedisUrl(),
-        STAGEFLOW_REDIS_PREFIX: prefix,
-        STAGEFLOW_HOME: home,
-        STAGEFLOW_HOST_ID: hostId,
-        STAGEFLOW_BROWSER_TMP: root,
-        STAGEFLOW_BROWSER_HOST_PORT: String(port),
-        STAGEFLOW_LOG_LEVEL: 'warn',
-        SWC_NODE_PROJECT: 'tsconfig.base.json',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitFor(
-      'browser-host to answer /health',
-      async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined))?.status === 200,
-      90_000,
-    );
-    h = await startHarness({ prefix, config: { browserHostUrl: `http://127.0.0.1:${port}` } });
+    host = await startBrowserHost(prefix, 'browser:\n  blocked_sites: [blocked.test]\n');
+    ({ root, home } = host);
+    h = await startHarness({ prefix, config: { browserHostUrl: host.url } });
     leases = new ProfileLeases({ redis: h.config.redis.url, keys: h.keys });
     // /set?sid=... sets a persistent cookie; every other page prints its path and the cookie it got.
     site = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -111,22 +71,10 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
 
   afterAll(async () => {
     await leases?.close();
-    if (host?.exitCode === null) {
-      const exited = new Promise((resolve) => host.once('exit', resolve));
-      host.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    }
-    for (const { pid } of await browsersOf(hostId)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Gone.
-      }
-    }
+    await host?.stop();
     site?.closeAllConnections();
     await new Promise((resolve) => site?.close(resolve));
     await h?.close();
-    await rm(root, { recursive: true, force: true });
   });
 
   it('lets two parallel stages drive their own tab of one shared browser with agent-browser, sharing its cookie, and ends their daemons', async () => {
@@ -152,7 +100,7 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
     const started = await h.runs.startRun({ pipeline, input: {} });
     const seenBrowsers = new Map<string, string>();
     const sampling = setInterval(
-      () => void browsersOf(hostId).then((found) => found.forEach((b) => seenBrowsers.set(b.browserId, `${b.pid}`))),
+      () => void host.browsers().then((found) => found.forEach((b) => seenBrowsers.set(b.browserId, `${b.pid}`))),
       100,
     );
     const run = await waitForRun(h.runs, started.id, 'ended', 150_000).finally(() => clearInterval(sampling));
@@ -209,7 +157,7 @@ describe('agent-browser in browser stages (runner + browser-host + Chromium)', (
     expect([isAlive(a.daemonPid), isAlive(b.daemonPid)]).toEqual([false, false]);
 
     await waitFor('browser-host to release the lease of the ended run', async () => !(await leases.describe('local', 'p')).holder);
-    expect(await browsersOf(hostId)).toEqual([]);
+    expect(await host.browsers()).toEqual([]);
   });
 
   it('records the hosts a profile stage opens outside allow_domains through the agent-browser wrapper, once each, and an unreadable activity', async () => {

@@ -55,6 +55,8 @@ export interface BrowserHostProcess {
   url: string;
   /** Its Stageflow home (config.yaml, profiles, audit.jsonl). */
   home: string;
+  /** Its temp root (home, throw-away profiles, runtime dir), removed by stop(); tests may put files here. */
+  root: string;
   hostId: string;
   /** Chromium browser processes (not helpers) this browser-host started. */
   browsers(): Promise<Array<{ pid: number; browserId: string }>>;
@@ -92,6 +94,7 @@ export async function startBrowserHost(prefix: string, configYaml = '', env: Rec
   return {
     url,
     home,
+    root,
     hostId,
     browsers,
     async stop() {
