@@ -223,11 +223,11 @@ const CLIENT_FIELDS: Record<LiveViewClientMessage['type'], readonly string[]> = 
  * out-of-range values are refused with a message that names the field and what is
  * allowed; nothing is coerced.
  */
-export function parseLiveViewClientMessage(data: string | Buffer, isBinary = false): LiveViewParseResult {
+export function parseLiveViewClientMessage(data: string | Uint8Array, isBinary = false): LiveViewParseResult {
   if (isBinary) return invalid('binary frames are not accepted: send JSON text frames');
   let raw: unknown;
   try {
-    raw = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+    raw = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
   } catch {
     return { ok: false, code: 'invalid_json', message: 'the frame is not JSON: send one JSON object per text frame' };
   }
