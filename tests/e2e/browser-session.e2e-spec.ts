@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { compose, containerStates, REPO_ROOT, run } from './support/compose-stack';
 import { api, pollUntil, RunView, StageView } from './support/stageflow-client';
 
+// Builds nothing, but drives real browsers through a login gate: minutes, not seconds.
+jest.setTimeout(600_000);
+
 const YAML = readFileSync(join(REPO_ROOT, 'examples/browser-session/pipeline.yaml'), 'utf8');
 const LOGIN_SCRIPT = join(REPO_ROOT, 'examples/browser-session/login-over-cdp.mjs');
 const startedHere = process.env['STAGEFLOW_E2E_STARTED'] === '1';
@@ -29,9 +32,13 @@ const stage = (r: Run, id: string): Stage => {
   return found;
 };
 
+/** Runs a test started, cancelled after it whatever happened: an unfinished run would hold the profile's lease. */
+const started: string[] = [];
+
 async function startRun(): Promise<Run> {
   const res = await api<Run>('POST', '/api/runs', { yaml: YAML });
   expect(res.status).toBe(201);
+  started.push(res.body.id);
   return res.body;
 }
 
@@ -76,6 +83,10 @@ function expectWorkDone(done: Run): void {
 }
 
 (startedHere ? describe : describe.skip)('examples/browser-session on the composed stack', () => {
+  afterEach(async () => {
+    for (const id of started.splice(0)) await api('POST', `/api/runs/${id}/cancel`);
+  });
+
   afterAll(async () => {
     // Leave browser-host as compose starts it.
     await compose(['up', '-d', '--no-deps', 'browser-host'], { STAGEFLOW_BROWSER_HOST: 'container' }, 180_000);
@@ -83,8 +94,9 @@ function expectWorkDone(done: Run): void {
 
   it('container host: logs in once through the gate, two stages share it; a second run waits for the profile, then finds the login kept', async () => {
     const first = await startRun();
-    // A second run of the same pipeline, started meanwhile, queues for the profile and names the holder.
-    await pollUntil<Run>(`/api/runs/${first.id}`, (r) => stage(r, 'check').state !== 'queued' && stage(r, 'check').state !== 'pending', 180_000);
+    // Run 1 holds the profile (its check ran, its login gate waits); a second run of the
+    // same pipeline, started meanwhile, queues for the profile and names the holder.
+    await pollUntil<Run>(`/api/runs/${first.id}`, (r) => stage(r, 'login').state === 'waiting' || ended(r), 180_000);
     const second = await startRun();
     const queued = await pollUntil<Run>(`/api/runs/${second.id}`, (r) => stage(r, 'check').state === 'waiting', 60_000);
     expect(stage(queued, 'check').reason).toBe(`waiting for browser profile demo-site held by run ${first.id}`);
