@@ -76,7 +76,8 @@ async function throughTheGate(runId: string): Promise<Run> {
 }
 
 function expectWorkDone(done: Run): void {
-  expect({ state: done.state, reasons: done.stages.map((s) => `${s.id}: ${s.state} ${s.reason ?? ''}`) }).toMatchObject({ state: 'success' });
+  // The stages' states and reasons say why, should the run not succeed.
+  if (done.state !== 'success') throw new Error(`run ${done.id} ended ${done.state}: ${JSON.stringify(done.stages.map((s) => `${s.id}: ${s.state} ${s.reason ?? ''} ${(s as { logTail?: string[] }).logTail?.join(' | ') ?? ''}`))}`);
   expect(stage(done, 'orders').envelope?.output).toMatchObject({ user: 'ada', orders: [{ id: 'O-1001' }, { id: 'O-1002' }] });
   expect(stage(done, 'invoices').envelope?.output).toEqual({ user: 'ada', first_invoice: 'I-2001' });
   expect(stage(done, 'invoices').envelope?.artifacts).toEqual(['invoices.png']);
@@ -92,7 +93,7 @@ function expectWorkDone(done: Run): void {
     await compose(['up', '-d', '--no-deps', 'browser-host'], { STAGEFLOW_BROWSER_HOST: 'container' }, 180_000);
   });
 
-  it('container host: logs in once through the gate, two stages share it; a second run waits for the profile, then finds the login kept', async () => {
+  it('container host: logs in once through the gate, two stages share it; a second run started meanwhile waits for the profile; a later run finds the login kept', async () => {
     const first = await startRun();
     // Run 1 holds the profile (its check ran, its login gate waits); a second run of the
     // same pipeline, started meanwhile, queues for the profile and names the holder.
@@ -105,6 +106,9 @@ function expectWorkDone(done: Run): void {
     const containers = await run('docker', ['ps', '--filter', 'label=stageflow.host=stageflow-e2e', '--filter', `label=stageflow.run=${first.id}`, '--format', '{{.ID}}']);
     expect(containers.output.trim().split('\n').filter(Boolean)).toHaveLength(1);
 
+    // Run 2 only had to show the wait; it is cancelled so run 3 below starts on a quiet profile.
+    expect((await api('POST', `/api/runs/${second.id}/cancel`)).status).toBe(200);
+
     const done = await throughTheGate(first.id);
     expectWorkDone(done);
     expect(stage(done, 'login').envelope?.output).toEqual({ decision: 'accept', logged_in: true, url: 'http://demo-site:4300/account' });
@@ -114,8 +118,9 @@ function expectWorkDone(done: Run): void {
     expect(png.status).toBe(200);
     expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
 
-    // Run 2 got the profile when run 1 ended; its browser is a new container on the same volume: still signed in.
-    const after = await pollUntil<Run>(`/api/runs/${second.id}`, ended, 180_000);
+    // Run 3: a new container on the same profile volume after run 1's was removed: still signed in.
+    const third = await startRun();
+    const after = await pollUntil<Run>(`/api/runs/${third.id}`, ended, 180_000);
     expectWorkDone(after);
     expect(stage(after, 'check').envelope?.output).toEqual({ logged_in: true, url: 'http://demo-site:4300/account' });
     expect(stage(after, 'login').state).toBe('skipped');
