@@ -1,3 +1,4 @@
+import { waitFor } from '@stageflow/testing';
 import { CdpConnection } from '@stageflow/cdp';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -39,21 +40,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls until `check` holds, or fails naming what it waited for. Generous: the machine is shared. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The shared poller (`@stageflow/testing`), re-exported for this harness's tests. */
+export { waitFor };
 
 /** The stack's environment for one service: its Redis, prefix and home. */
 export function stackEnv(stack: Stack, redisUrl: string): Record<string, string> {

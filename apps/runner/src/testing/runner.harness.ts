@@ -19,7 +19,7 @@ import {
   StageQueue,
 } from '@stageflow/engine';
 import type { EdgeDefinition, Pipeline, StageDefinition } from '@stageflow/pipeline';
-import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
+import { testRedisUrl, uniquePrefix, waitFor } from '@stageflow/testing';
 import { RunnerModule } from '../app/runner.module';
 import type { RunnerOptions } from '../app/runner.options';
 import { StageWorker } from '../app/stage/stage-worker.service';
@@ -110,21 +110,8 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
-/** Polls until `check` returns a value other than undefined/false, or fails naming what it waited for. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The shared poller (`@stageflow/testing`), re-exported for this harness's tests. */
+export { waitFor };
 
 export function waitForRun(
   runs: RunsApi,

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CdpConnection } from '@stageflow/cdp';
 import { loadServiceConfig, type ServiceConfig } from '@stageflow/config';
-import { docker } from '@stageflow/testing';
+import { docker, waitFor } from '@stageflow/testing';
 import type Docker from 'dockerode';
 import Redis from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -94,21 +94,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls until `check` holds, or fails naming what it waited for. Generous by default: the machine is shared. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The shared poller (`@stageflow/testing`), re-exported for this harness's tests. */
+export { waitFor };
 
 export interface TestSite {
   port: number;
