@@ -1,7 +1,8 @@
-// Signs in to the demo site in the browser a login gate opened, over CDP, the
-// way an operator would in the live view: fills the form in the gate's own tab
-// and submits it. Then answer the gate with Accept (README). For scripts and
-// tests; people use the console's live view instead.
+// Signs in to the demo site in the browser a login gate opened, over CDP: fills
+// the form in the gate's own tab, submits it, and answers the site's "Stay
+// signed in on this device?" with OK (so the login outlives the browser). Then
+// answer the gate with Accept (README). The scripted alternative, for scripts
+// and tests; people sign in in the console's live view instead.
 //
 // Run it where browser-host's internal port and the browsers are reachable,
 // i.e. inside the browser-host container:
@@ -34,8 +35,10 @@ await new Promise((resolve, reject) => {
 });
 let nextId = 1;
 const pending = new Map();
+let onEvent = () => undefined;
 ws.onmessage = (event) => {
   const message = JSON.parse(event.data);
+  if (message.method) return onEvent(message);
   const call = pending.get(message.id);
   if (!call) return;
   pending.delete(message.id);
@@ -51,6 +54,14 @@ const send = (method, params = {}, sessionId) =>
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const { sessionId } = await send('Target.attachToTarget', { targetId: session.targetId, flatten: true });
+// The site asks "Stay signed in on this device?" (confirm) after the password: OK.
+// The page, and every evaluate, waits until the dialog is answered.
+onEvent = (message) => {
+  if (message.method === 'Page.javascriptDialogOpening' && message.sessionId === sessionId) {
+    send('Page.handleJavaScriptDialog', { accept: true }, sessionId).catch(() => undefined);
+  }
+};
+await send('Page.enable', {}, sessionId);
 const evaluate = async (expression) => (await send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
 const until = async (what, check, timeoutMs = 20_000) => {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(200)) if (await check()) return;
