@@ -50,6 +50,11 @@ async function signInInTab(session: StageSession, user: string, password: string
   const cdp = await CdpConnection.connect(session.cdpEndpoint, { callTimeoutMs: 15_000 });
   try {
     const page = await cdp.attachToTab(session.targetId);
+    // The demo site asks "Stay signed in on this device?" after the password; the page waits for the answer.
+    cdp.on<{ type: string }>('Page.javascriptDialogOpening', (_params, from) => {
+      if (from === page) cdp.send('Page.handleJavaScriptDialog', { accept: true }, { sessionId: page }).catch(() => undefined);
+    });
+    await cdp.send('Page.enable', {}, { sessionId: page });
     const evaluate = (expression: string) => cdp.send<{ result: { value: unknown } }>('Runtime.evaluate', { expression, returnByValue: true }, { sessionId: page });
     await waitFor('the login form in the gate\'s tab', async () => (await evaluate('!!document.querySelector("#username")')).result.value === true);
     await evaluate(`document.querySelector('#username').value = ${JSON.stringify(user)};
