@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compose, containerStates, REPO_ROOT, run } from './support/compose-stack';
+import { recreateBrowserHost, REPO_ROOT, run } from './support/compose-stack';
 import { api, pollUntil, RunView, StageView } from './support/stageflow-client';
 
 // Builds nothing, but drives real browsers through a login gate: minutes, not seconds.
@@ -89,8 +89,8 @@ function expectWorkDone(done: Run): void {
   });
 
   afterAll(async () => {
-    // Leave browser-host as compose starts it.
-    await compose(['up', '-d', '--no-deps', 'browser-host'], { STAGEFLOW_BROWSER_HOST: 'container' }, 180_000);
+    // Leave browser-host as compose starts it, and the relay in its network namespace: later specs use the live view.
+    await recreateBrowserHost({ STAGEFLOW_BROWSER_HOST: 'container' });
   });
 
   it('container host: logs in once through the gate, two stages share it; a second run started meanwhile waits for the profile; a later run finds the login kept', async () => {
@@ -127,15 +127,8 @@ function expectWorkDone(done: Run): void {
   });
 
   it('local host (STAGEFLOW_BROWSER_HOST=local): the same example to success with Chromium inside browser-host', async () => {
-    const up = await compose(['up', '-d', '--no-deps', 'browser-host'], { STAGEFLOW_BROWSER_HOST: 'local' }, 180_000);
-    expect(up.code).toBe(0);
+    await recreateBrowserHost({ STAGEFLOW_BROWSER_HOST: 'local' });
     await pollUntil<unknown>('/api/health', () => true, 30_000);
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      const state = (await containerStates()).find((c) => c.service === 'browser-host');
-      if (state?.health === 'healthy') break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
     const started = await startRun();
     // The local adapter keeps its own profile folder: signed out at first.
     const done = await throughTheGate(started.id);

@@ -102,6 +102,28 @@ export async function fetchWithin(url: string, timeoutMs: number, init: RequestI
 }
 
 /**
+ * Recreates browser-host with `env` (e.g. another STAGEFLOW_BROWSER_HOST), then the
+ * live-view relay: the relay lives in browser-host's network namespace
+ * (`network_mode: service:browser-host`), so a relay left as it was keeps the old
+ * container's namespace and every live view after it is `live_view_unreachable`
+ * (docs/docker.md). Waits until both are healthy again.
+ */
+export async function recreateBrowserHost(env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<void> {
+  const host = await compose(['up', '-d', '--no-deps', 'browser-host'], env, timeoutMs);
+  if (host.code !== 0) throw new Error(`recreating browser-host failed (exit ${host.code}):\n${tail(host.output, 30)}`);
+  const relay = await compose(['up', '-d', '--no-deps', '--force-recreate', 'live-view-relay'], env, timeoutMs);
+  if (relay.code !== 0) throw new Error(`recreating live-view-relay failed (exit ${relay.code}):\n${tail(relay.output, 30)}`);
+  // Plain polling: the global setup loads this file too, without the test's module mapping (no @stageflow/testing).
+  const services = ['browser-host', 'live-view-relay'];
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 1000))) {
+    const states = await containerStates();
+    const waiting = services.filter((s) => !states.some((c) => c.service === s && c.state === 'running' && c.health === 'healthy'));
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`not healthy ${timeoutMs / 1000} s after being recreated: ${waiting.join(', ')}`);
+  }
+}
+
+/**
  * Browser containers browser-host started for this stack (label `stageflow.host`):
  * removed before `compose down`, which cannot remove a network they are still on.
  */
