@@ -69,11 +69,11 @@ async function startRun(profile: string): Promise<Run> {
   return res.body;
 }
 
-/** The login gate's attempt `attempt` waiting for the operator. */
+/** The login gate's attempt `attempt` waiting for the operator (the run says so a moment after the stage). */
 function gateWaits(runId: string, attempt: number): Promise<Run> {
   return pollUntil<Run>(
     `/api/runs/${runId}`,
-    (r) => (stage(r, 'login').state === 'waiting' && stage(r, 'login').attempt === attempt) || ended(r),
+    (r) => (r.state === 'waiting' && stage(r, 'login').state === 'waiting' && stage(r, 'login').attempt === attempt) || ended(r),
     180_000,
   );
 }
