@@ -1,3 +1,4 @@
+import type { AuditRecord } from '@stageflow/audit';
 import { StageflowError, type LoginCheckRequest } from '@stageflow/contracts';
 import type { HostConfig } from '@stageflow/host-config';
 import type { CheckHoldOutcome } from '@stageflow/leases';
@@ -13,6 +14,7 @@ const criteria: LoginCheckRequest = { url: 'https://app.test/account', loggedOut
 
 function setup(options: { hold?: CheckHoldOutcome; exists?: boolean; closeFails?: boolean; checkFails?: Error; blocked?: string[] } = {}) {
   const calls: string[] = [];
+  const audited: unknown[] = [];
   const leases: CheckLeases = {
     holdForCheck: jest.fn(async (_scope: string, _profile: string, ttl: number): Promise<CheckHoldOutcome> => {
       calls.push(`hold ${ttl}`);
@@ -49,16 +51,19 @@ function setup(options: { hold?: CheckHoldOutcome; exists?: boolean; closeFails?
     { whenReady: async () => undefined } as unknown as HostReadiness,
     { exists: async () => options.exists ?? true },
     leases,
+    { append: async (record) => (audited.push(record), { ...record, at: '2030-01-01T00:00:00.000Z' }) as AuditRecord },
     hostConfig,
     'local',
   );
-  return { service, calls, leases, browsers };
+  return { service, calls, leases, browsers, audited };
 }
 
 describe('ProfileChecks', () => {
   it('holds the lease, judges in a headless browser, closes it gracefully, then releases', async () => {
-    const { service, calls } = setup();
+    const { service, calls, audited } = setup();
     await expect(service.check('work', criteria)).resolves.toEqual({ logged_in: true, url: 'https://app.test/account' });
+    // The verdict is audited, never the URL (it may carry a token).
+    expect(audited).toEqual([{ type: 'profile_checked', profile: 'work', scope: 'local', result: 'logged_in' }]);
     expect(calls).toEqual([
       `hold ${PROFILE_CHECK_LEASE_TTL_MS}`,
       `launch ${HOLDER} headed=false token=9`,
@@ -74,6 +79,14 @@ describe('ProfileChecks', () => {
     expect(error).toMatchObject({ status: 409, code: 'profile_leased', details: { profile: 'work', holder: { runId: 'mi3k2x8a-0a1b2c3d4e' } } });
     expect((error as Error).message).toContain('in use by run mi3k2x8a-0a1b2c3d4e');
     expect(calls).toEqual([`hold ${PROFILE_CHECK_LEASE_TTL_MS}`]);
+  });
+
+  it('fails with profile_audit_failed (no path) when the audit cannot be written', async () => {
+    const { service } = setup();
+    (service as unknown as { audit: { append: () => Promise<never> } }).audit = { append: async () => Promise.reject(new Error('EACCES /home/x/.stageflow/browser/audit.jsonl')) };
+    const error = await service.check('work', criteria).catch((e: StageflowError) => e);
+    expect(error).toMatchObject({ code: 'profile_audit_failed', status: 500 });
+    expect((error as Error).message).not.toContain('/');
   });
 
   it('says another check is running when a check holds it', async () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ConflictError, type LoginCheckRequest, type LoginCheckResult } from '@stageflow/contracts';
+import { AuditLog } from '@stageflow/audit';
+import { ConflictError, StageflowError, type LoginCheckRequest, type LoginCheckResult } from '@stageflow/contracts';
 import { checkStageAgainstBlockedSites, type HostConfig } from '@stageflow/host-config';
 import { isCheckHolder, ProfileLeases } from '@stageflow/leases';
 import { ProfileNotFoundError, ProfileStore } from '@stageflow/profiles';
@@ -22,6 +23,8 @@ const READY_WAIT_MS = 10_000;
 
 /** The lease calls a check makes; a port so the service is unit-tested without Redis. */
 export type CheckLeases = Pick<ProfileLeases, 'holdForCheck' | 'release'>;
+/** Where the check's audit record goes; `AuditLog` fits it. */
+export type CheckAuditTrail = Pick<AuditLog, 'append'>;
 /** Whether the profile exists; `ProfileStore` fits it. */
 export type ProfileLookup = Pick<ProfileStore, 'exists'>;
 
@@ -44,6 +47,7 @@ export class ProfileChecks {
     private readonly readiness: HostReadiness,
     @Inject(ProfileStore) private readonly profiles: ProfileLookup,
     @Inject(ProfileLeases) private readonly leases: CheckLeases,
+    @Inject(AuditLog) private readonly audit: CheckAuditTrail,
     @Inject(HOST_CONFIG) private readonly hostConfig: HostConfig,
     @Inject(OWNER_SCOPE) private readonly scope: string,
   ) {}
@@ -60,14 +64,31 @@ export class ProfileChecks {
     if (hold.status === 'busy') throw profileBusy(profile, hold.holder);
     const holderId = hold.grant.runId;
     const ids = { profile, checkId: holderId };
-    let result: LoginCheckResult | undefined;
+    let result: LoginCheckResult;
     try {
       const { handle } = await this.browsers.shared({ runId: holderId, scope: this.scope, profile, leaseToken: hold.grant.token, headed: false });
       const targetId = await this.tabs.open(handle.wsEndpoint);
       result = await this.checks.checkTab(handle.wsEndpoint, targetId, criteria, { ...ids, browserId: handle.browserId });
-      return result;
     } finally {
       await this.finish(profile, holderId, ids);
+    }
+    await this.record(profile, result, ids);
+    return result;
+  }
+
+  private async record(profile: string, result: LoginCheckResult, ids: Record<string, string>): Promise<void> {
+    try {
+      await this.audit.append({ type: 'profile_checked', profile, scope: this.scope, result: result.logged_in ? 'logged_in' : 'logged_out' });
+    } catch (error) {
+      // The cause may name the audit file: it goes to the Host's log, the caller gets the profile name only.
+      this.log.error({ msg: `Audit record profile_checked not written: ${(error as Error).message}`, ...ids });
+      throw new StageflowError(
+        'profile_audit_failed',
+        `Profile "${profile}" was checked, but the check could not be written to the audit log. ` +
+          "Check that the Host's Stageflow home is writable, then check again.",
+        500,
+        { profile },
+      );
     }
   }
 
