@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PROFILE_NAME_RULE, type LeasedProfile, type ProfileInfo, type ProfileLease } from '@stageflow/profiles';
-import { IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { BrowserCheckDto, ProfileCheckResultDto } from './profile-check.dto';
 
 /** Body of `POST /api/profiles`. The name rule itself is the profiles lib's (`profile_name_invalid`), not a validator's. */
 export class CreateProfileDto {
@@ -11,6 +13,16 @@ export class CreateProfileDto {
   })
   @IsString()
   name!: string;
+
+  @ApiPropertyOptional({
+    type: BrowserCheckDto,
+    description: 'The default login check of the profile ("Check now"): the same fields as a pipeline\'s `browser.check`.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object like {"url": "https://…", "logged_out_url": "*/login*"}' })
+  @ValidateNested()
+  @Type(() => BrowserCheckDto)
+  check?: BrowserCheckDto;
 }
 
 export class ProfileLeaseHolderDto {
@@ -47,6 +59,8 @@ export class ProfileResponseDto {
   scope!: string;
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
+  @ApiPropertyOptional({ type: BrowserCheckDto, description: 'The default login check, when one is set.' })
+  check?: BrowserCheckDto;
 
   static from(p: ProfileInfo): ProfileResponseDto {
     return { name: p.name, scope: p.scope, createdAt: p.createdAt };
@@ -58,6 +72,8 @@ export class LeasedProfileResponseDto extends ProfileResponseDto {
   sizeBytes?: number;
   @ApiProperty({ type: ProfileLeaseDto, description: 'Which run holds the profile and which runs wait for it.' })
   lease!: ProfileLeaseDto;
+  @ApiPropertyOptional({ type: ProfileCheckResultDto, description: 'The last "Check now" result; absent until the profile was checked.' })
+  lastCheck?: ProfileCheckResultDto;
 
   static override from(p: LeasedProfile): LeasedProfileResponseDto {
     const base = ProfileResponseDto.from(p);
