@@ -49,18 +49,29 @@ export interface LeaseParty {
   since: string;
 }
 
+/** A profile's last "Check now" (`POST /api/profiles/:name/check` answers the same). */
+export interface ProfileCheckView {
+  loggedIn: boolean;
+  url: string;
+  checkedAt: string;
+}
+
 /** `GET /api/profiles` item. */
 export interface ProfileView {
   name: string;
   scope: string;
   createdAt: string;
   lease: { holder?: LeaseParty; waiters: LeaseParty[] };
+  /** The default login check (a pipeline's `browser.check` fields), when one is set. */
+  check?: { url: string; logged_out_url?: string; selector?: string; cookie?: string };
+  lastCheck?: ProfileCheckView;
 }
 
 export const AUDIT_RECORD_TYPES = [
   'profile_created',
   'profile_used',
   'profile_deleted',
+  'profile_checked',
   'navigation_outside_allowlist',
   'allowlist_unverified',
 ] as const;
@@ -75,6 +86,8 @@ export interface AuditRecord {
   stageId?: string;
   host?: string;
   reason?: string;
+  /** `profile_checked`: the verdict. */
+  result?: 'logged_in' | 'logged_out';
 }
 
 export interface AuditPage {
