@@ -47,6 +47,8 @@ export interface PipelineSummary {
 export interface LeaseParty {
   runId: string;
   since: string;
+  /** A holder that is a profile's "Check now", not a run. */
+  check?: true;
 }
 
 /** A profile's last "Check now" (`POST /api/profiles/:name/check` answers the same). */

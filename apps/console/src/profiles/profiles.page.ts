@@ -59,7 +59,15 @@ export function createProfilesPage(ctx: AppContext): Page {
       h('td', null, p.name),
       h('td', null, p.scope),
       h('td', { title: p.createdAt }, formatTime(p.createdAt)),
-      h('td', { 'data-testid': 'holder' }, holder ? [h('a', { href: runHref(holder.runId) }, holder.runId), h('span', { class: 'muted' }, ` since ${formatTime(holder.since)}`)] : h('span', { class: 'muted' }, 'free')),
+      h(
+        'td',
+        { 'data-testid': 'holder' },
+        holder?.check
+          ? h('span', { class: 'muted' }, `a login check, since ${formatTime(holder.since)}`)
+          : holder
+            ? [h('a', { href: runHref(holder.runId) }, holder.runId), h('span', { class: 'muted' }, ` since ${formatTime(holder.since)}`)]
+            : h('span', { class: 'muted' }, 'free'),
+      ),
       h(
         'td',
         null,

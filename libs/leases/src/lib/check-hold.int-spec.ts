@@ -53,6 +53,17 @@ describe('ProfileLeases.holdForCheck (real Redis)', () => {
     expect((await leases.describe(scope, 'other')).holder).toBeUndefined();
   });
 
+  it('takes the profile back from a check that died past its deadline when the next check comes', async () => {
+    const leases = h.leases();
+    const crashed = await leases.holdForCheck(scope, profile, 200);
+    if (crashed.status !== 'granted') throw new Error('expected a grant');
+    expect((await leases.holdForCheck(scope, profile, 60_000)).status).toBe('busy');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const next = await leases.holdForCheck(scope, profile, 60_000);
+    expect(next).toMatchObject({ status: 'granted' });
+    expect((await leases.describe(scope, profile)).holder?.runId).not.toBe(crashed.grant.runId);
+  });
+
   it('wakes a run waiting behind a check that never released, at the check deadline', async () => {
     const crashed = h.leases();
     const held = await crashed.holdForCheck(scope, profile, 800);

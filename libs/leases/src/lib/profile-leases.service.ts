@@ -213,6 +213,16 @@ export class ProfileLeases implements OnApplicationShutdown {
     if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
       throw new StageflowError('invalid_check_ttl', `A profile check's lease TTL must be a positive whole number of ms; got ${ttlMs}.`, 500);
     }
+    const first = await this.tryHoldForCheck(scope, profile, ttlMs);
+    const expiry = first.status === 'busy' ? checkHolderExpiry(first.holder.runId) : undefined;
+    if (expiry === undefined || expiry > Date.now()) return first;
+    // An earlier check died past its deadline and no run came to reclaim it: take it back
+    // (runs count as alive here: only the expired check is judged), then try once more.
+    await this.reclaim(scope, profile, async () => true);
+    return this.tryHoldForCheck(scope, profile, ttlMs);
+  }
+
+  private async tryHoldForCheck(scope: string, profile: string, ttlMs: number): Promise<CheckHoldOutcome> {
     const expiresAt = Date.now() + ttlMs;
     const holderId = checkHolderId(expiresAt);
     this.check(scope, profile, holderId);

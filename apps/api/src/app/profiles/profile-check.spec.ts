@@ -94,6 +94,14 @@ describe('profile login checks (routes)', () => {
       expect((await http.get('/api/profiles/work').expect(200)).body.lastCheck).toBeUndefined();
     });
 
+    it('shows a check holding the profile as a check, not as a run', async () => {
+      await http.post('/api/profiles').send({ name: 'work' }).expect(201);
+      t.leases.hold('work', 'check_zzzzzzzz_0123456789ab');
+      expect((await http.get('/api/profiles/work').expect(200)).body.lease.holder).toEqual({ runId: 'check_zzzzzzzz_0123456789ab', since: expect.any(String), check: true });
+      t.leases.hold('work', 'mi3k2x8a-0a1b2c3d4e');
+      expect((await http.get('/api/profiles').expect(200)).body[0].lease.holder).toEqual({ runId: 'mi3k2x8a-0a1b2c3d4e', since: expect.any(String) });
+    });
+
     it('refuses an unknown profile (404) and a bad body check (400) before calling browser-host', async () => {
       expect((await http.post('/api/profiles/nope/check').expect(404)).body.code).toBe('profile_not_found');
       await http.post('/api/profiles').send({ name: 'work' }).expect(201);

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { isCheckHolder } from '@stageflow/leases';
 import { PROFILE_NAME_RULE, type LeasedProfile, type ProfileInfo, type ProfileLease } from '@stageflow/profiles';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
@@ -30,6 +31,8 @@ export class ProfileLeaseHolderDto {
   runId!: string;
   @ApiProperty({ format: 'date-time', description: 'When the run was granted the profile.' })
   since!: string;
+  @ApiPropertyOptional({ description: 'True while a "Check now" holds the profile (then `runId` is the check\'s id, not a run).' })
+  check?: true;
 }
 
 export class ProfileLeaseWaiterDto {
@@ -47,7 +50,9 @@ export class ProfileLeaseDto {
 
   static from(lease: ProfileLease): ProfileLeaseDto {
     const waiters = lease.waiters.map((w) => ({ runId: w.runId, since: w.since }));
-    return lease.holder ? { holder: { runId: lease.holder.runId, since: lease.holder.since }, waiters } : { waiters };
+    if (!lease.holder) return { waiters };
+    const { runId, since } = lease.holder;
+    return { holder: isCheckHolder(runId) ? { runId, since, check: true } : { runId, since }, waiters };
   }
 }
 
