@@ -31,6 +31,7 @@ import { ProfileLeases } from '@stageflow/leases';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { keyCommands } from '../apps/live-view-relay/src/app/views/input-mapping';
 import { DEFAULT_STAGE_VIEW_OPTIONS } from '../apps/live-view-relay/src/app/views/stage-view';
@@ -118,7 +119,8 @@ stages:
   - { id: animated, command: "true" }
 `;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; rejects at once when the bench is aborted, so every loop of it stops there. */
+const sleep = (b: Bench, ms: number) => delay(ms, undefined, { signal: b.signal });
 
 // ---------------------------------------------------------------- CPU of a process
 
@@ -215,6 +217,8 @@ function untilFound<T>(listeners: Set<() => void>, find: () => T | undefined): P
 // ---------------------------------------------------------------- the Stageflow side
 
 interface Bench {
+  /** Aborted on time-out or SIGINT/SIGTERM. */
+  signal: AbortSignal;
   stack: Stack;
   services: LiveViewServices;
   runId: string;
@@ -272,13 +276,13 @@ async function hiddenTabCheck(b: Bench, page: PageProbe): Promise<HiddenTabCheck
   const visibility = await page.evaluate<string>('document.visibilityState');
   const viewer = await connectViewer(b, 'typing', 'interactive');
   await viewer.frameCount(1);
-  await sleep(300);
+  await sleep(b, 300);
   const keys = 3;
   let changedFrames = 0;
   for (let i = 0; i < keys; i++) {
     const from = viewer.frames.length;
     viewer.send({ type: 'key', action: 'press', key: 'b' });
-    await sleep(1000);
+    await sleep(b, 1000);
     if (viewer.frames.slice(from).some((f) => !f.equals(viewer.frames[from - 1]))) changedFrames += 1;
   }
   closeViewer(b, viewer);
@@ -294,7 +298,7 @@ async function inputBench(b: Bench, page: PageProbe, raw: RawTab): Promise<Input
   await raw.startScreencast();
   const viewer = await connectViewer(b, 'typing', 'interactive');
   await viewer.frameCount(1);
-  await sleep(500);
+  await sleep(b, 500);
 
   const lost = { raw: 0, relay: 0 };
   const rawOnce = async (): Promise<number | undefined> => {
@@ -323,7 +327,7 @@ async function inputBench(b: Bench, page: PageProbe, raw: RawTab): Promise<Input
     );
   };
   // Idle between keys (longer than the relay's frame interval, jittered off the display's beat).
-  const gap = () => sleep(150 + Math.random() * 100);
+  const gap = () => sleep(b, 150 + Math.random() * 100);
 
   const rawSamples: number[] = [];
   const relaySamples: number[] = [];
@@ -382,11 +386,11 @@ interface CpuWindow {
 
 /** Waits WARM_MS, then one window of WINDOW_MS: returns its start and the relay's and the api's CPU over it. */
 async function measureWindow(b: Bench): Promise<{ start: number; cpu: CpuWindow }> {
-  await sleep(WARM_MS);
+  await sleep(b, WARM_MS);
   const pids = [b.services.relay.pid as number, b.services.api.pid as number];
   const before = await Promise.all(pids.map(cpuMs));
   const start = performance.now();
-  await sleep(WINDOW_MS);
+  await sleep(b, WINDOW_MS);
   const after = await Promise.all(pids.map(cpuMs));
   return { start, cpu: { relayMs: after[0] - before[0], apiMs: after[1] - before[1] } };
 }
@@ -500,14 +504,14 @@ async function fpsBench(b: Bench, page: PageProbe, raw: RawTab): Promise<{ fps: 
       await stalled.frameCount(1);
       stalled.socket.pause();
       const readerFrom = reader.frames.length;
-      await sleep(STALL_SETTLE_MS);
+      await sleep(b, STALL_SETTLE_MS);
       const { start, cpu } = await measureWindow(b);
       beside.push(viewerWindow(reader, start));
       besideCpu.push(cpu);
       const before = stalled.frames.length;
       const readerGot = reader.frames.length - readerFrom;
       stalled.socket.resume();
-      await sleep(1000);
+      await sleep(b, 1000);
       // What reached the stalled viewer once it read again: what sat in its buffers (plus ~1 s of new frames).
       backlog.push({ frames: stalled.frames.length - before, readerGotMeanwhile: readerGot });
       closeViewer(b, stalled);
@@ -634,16 +638,17 @@ export interface LiveViewBenchResult {
   stalled: StalledResult & { withinTarget: boolean };
 }
 
-/** Rejects after TIMEOUT_S or on SIGINT/SIGTERM, so the bench's clean-up runs. */
-function abortSignal(): { aborted: Promise<never>; dispose(): void } {
-  let fail: (error: Error) => void = () => undefined;
-  const aborted = new Promise<never>((_, reject) => (fail = reject));
-  aborted.catch(() => undefined);
-  const timer = setTimeout(() => fail(new Error(`the live-view bench took over ${TIMEOUT_S} s (STAGEFLOW_BENCH_LIVE_VIEW_TIMEOUT_S)`)), TIMEOUT_S * 1000);
-  const onSignal = (signal: string) => fail(new Error(`stopped by ${signal}`));
+/** Aborts after TIMEOUT_S or on SIGINT/SIGTERM, so the bench stops where it is and cleans up. */
+function benchAbort(): { signal: AbortSignal; aborted: Promise<never>; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`the live-view bench took over ${TIMEOUT_S} s (STAGEFLOW_BENCH_LIVE_VIEW_TIMEOUT_S)`)), TIMEOUT_S * 1000);
+  const onSignal = (signal: string) => controller.abort(new Error(`stopped by ${signal}`));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+  aborted.catch(() => undefined);
   return {
+    signal: controller.signal,
     aborted,
     dispose: () => {
       clearTimeout(timer);
@@ -654,7 +659,7 @@ function abortSignal(): { aborted: Promise<never>; dispose(): void } {
 }
 
 export async function runLiveViewBench(redisUrl: string): Promise<LiveViewBenchResult> {
-  const abort = abortSignal();
+  const abort = benchAbort();
   const stack = await stackDirs('browser: {}\n');
   let site: Site | undefined;
   let services: LiveViewServices | undefined;
@@ -663,17 +668,18 @@ export async function runLiveViewBench(redisUrl: string): Promise<LiveViewBenchR
   const probes: PageProbe[] = [];
   const rawTabs: RawTab[] = [];
   let b: Bench | undefined;
+  let running: Promise<LiveViewBenchResult> | undefined;
   try {
     const work = async (): Promise<LiveViewBenchResult> => {
       const pages = await startSite(PAGES);
       site = pages;
-      const started = await startLiveViewServices(stack, redisUrl);
+      const started = await startLiveViewServices(stack, redisUrl, {}, abort.signal);
       services = started;
       const apiUrl = started.apiUrl;
       const created = await fetch(`${apiUrl}/api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ yaml: PIPELINE }) });
       if (created.status !== 201) throw new Error(`the api answered ${created.status} to the bench's run: ${await created.text()}`);
       const runId = ((await created.json()) as { id: string }).id;
-      b = { stack, services: started, runId, viewers: new Set() };
+      b = { signal: abort.signal, stack, services: started, runId, viewers: new Set() };
       leases = new ProfileLeases({ redis: redisUrl, keys: new RedisKeys(stack.prefix) });
       const grant = await leases.acquire('local', 'bench', runId);
       if (grant.status !== 'granted') throw new Error('the bench profile\'s lease is not free');
@@ -710,7 +716,8 @@ export async function runLiveViewBench(redisUrl: string): Promise<LiveViewBenchR
       console.log(`wrote ${await writeResult('live-view', result)}`);
       return result;
     };
-    return await Promise.race([work(), abort.aborted]);
+    running = work();
+    return await Promise.race([running, abort.aborted]);
   } catch (error) {
     // The services' own words on what went wrong, before their folder goes.
     for (const log of ['browser-host.log', 'relay.log', 'api.log']) {
@@ -720,6 +727,9 @@ export async function runLiveViewBench(redisUrl: string): Promise<LiveViewBenchR
     throw error;
   } finally {
     abort.dispose();
+    // After an abort the work stops at its next wait (all of them are bounded, a
+    // service's boot included) and stops what it was starting; then the rest goes.
+    await Promise.race([running?.catch(() => undefined), delay(30_000, undefined, { ref: false })]);
     for (const viewer of b?.viewers ?? []) viewer.close();
     for (const tab of rawTabs) await tab.close();
     await cdp?.close();

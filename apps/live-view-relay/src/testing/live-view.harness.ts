@@ -63,17 +63,28 @@ export function stackEnv(stack: Stack, redisUrl: string): Record<string, string>
 /**
  * A service as its own process (`apps/<app>/src/main.ts`; apps never import each
  * other), its log lines (stdout and stderr) in `logFile`, once `healthPath` answers 200.
+ * If it does not (it exits, the wait times out, or `signal` aborts), it is stopped and
+ * the error thrown: no process outlives a failed start.
  */
-export async function spawnService(app: string, env: Record<string, string>, healthUrl: string, logFile: string): Promise<ChildProcess> {
+export async function spawnService(app: string, env: Record<string, string>, healthUrl: string, logFile: string, signal?: AbortSignal): Promise<ChildProcess> {
+  signal?.throwIfAborted();
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['-r', '@swc-node/register', `apps/${app}/src/main.ts`], { cwd: process.cwd(), env, stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${app} exited (${code}) before it answered; see ${logFile}`))));
   exited.catch(() => undefined);
-  await Promise.race([
-    waitFor(`${app} to answer ${healthUrl}`, async () => (await fetch(healthUrl).catch(() => undefined))?.status === 200, 120_000),
-    exited,
-  ]);
+  const aborted = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  aborted.catch(() => undefined);
+  try {
+    await Promise.race([
+      waitFor(`${app} to answer ${healthUrl}`, async () => (await fetch(healthUrl).catch(() => undefined))?.status === 200, 120_000),
+      exited,
+      aborted,
+    ]);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
   return child;
 }
 
@@ -95,10 +106,10 @@ export interface LiveViewServices {
  * Starts browser-host, live-view-relay and the api (forwarding live views to that
  * relay) with the stack's environment plus `env`; their logs go to
  * `<root>/browser-host.log`, `relay.log` and `api.log`. One at a time: three
- * TypeScript boots at once starve a small machine. If one fails to start, those
- * already started are stopped before the error is thrown.
+ * TypeScript boots at once starve a small machine. If one fails to start (or `signal`
+ * aborts), those already started are stopped before the error is thrown.
  */
-export async function startLiveViewServices(stack: Stack, redisUrl: string, env: Record<string, string> = {}): Promise<LiveViewServices> {
+export async function startLiveViewServices(stack: Stack, redisUrl: string, env: Record<string, string> = {}, signal?: AbortSignal): Promise<LiveViewServices> {
   const base = { ...stackEnv(stack, redisUrl), ...env };
   const [hostPort, relayPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const hostUrl = `http://127.0.0.1:${hostPort}`;
@@ -106,9 +117,9 @@ export async function startLiveViewServices(stack: Stack, redisUrl: string, env:
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const started: ChildProcess[] = [];
   try {
-    started.push(await spawnService('browser-host', { ...base, STAGEFLOW_BROWSER_HOST_PORT: String(hostPort) }, `${hostUrl}/health`, join(stack.root, 'browser-host.log')));
-    started.push(await spawnService('live-view-relay', { ...base, STAGEFLOW_RELAY_PORT: String(relayPort), STAGEFLOW_BROWSER_HOST_URL: hostUrl }, `${relayUrl}/health`, join(stack.root, 'relay.log')));
-    started.push(await spawnService('api', { ...base, STAGEFLOW_API_PORT: String(apiPort), STAGEFLOW_LIVE_VIEW_URL: relayUrl }, `${apiUrl}/api/health`, join(stack.root, 'api.log')));
+    started.push(await spawnService('browser-host', { ...base, STAGEFLOW_BROWSER_HOST_PORT: String(hostPort) }, `${hostUrl}/health`, join(stack.root, 'browser-host.log'), signal));
+    started.push(await spawnService('live-view-relay', { ...base, STAGEFLOW_RELAY_PORT: String(relayPort), STAGEFLOW_BROWSER_HOST_URL: hostUrl }, `${relayUrl}/health`, join(stack.root, 'relay.log'), signal));
+    started.push(await spawnService('api', { ...base, STAGEFLOW_API_PORT: String(apiPort), STAGEFLOW_LIVE_VIEW_URL: relayUrl }, `${apiUrl}/api/health`, join(stack.root, 'api.log'), signal));
   } catch (error) {
     for (const child of started.reverse()) await stop(child);
     throw error;
