@@ -19,10 +19,15 @@
  * 2. Frames a second on a requestAnimationFrame animation: 1 and 2 viewers that read
  *    at once vs the raw screencast acked at once; the relay's and the api's CPU.
  * 3. Two viewers, one stops reading (its socket paused): the other's frame rate vs
- *    its rate alone.
+ *    its rate alone, on the page with full-page noise (large frames); the relay's CPU
+ *    for those frames too.
+ *
+ * Headless Chromium paints only the front tab of each window, and browser-host's spare
+ * tab hides a stage's: the bench reports that, then brings the measured tab to the front.
  *
  * Env: STAGEFLOW_BENCH_LIVE_VIEW_N (40 keys each), STAGEFLOW_BENCH_LIVE_VIEW_ROUNDS (4),
- * STAGEFLOW_BENCH_LIVE_VIEW_WINDOW_MS (3000), STAGEFLOW_BENCH_LIVE_VIEW_TIMEOUT_S (900).
+ * STAGEFLOW_BENCH_LIVE_VIEW_WINDOW_MS (3000), STAGEFLOW_BENCH_LIVE_VIEW_STALL_MS (4000),
+ * STAGEFLOW_BENCH_LIVE_VIEW_TIMEOUT_S (900).
  * JSON: bench/results/live-view-<timestamp>.json.
  */
 import { CdpConnection } from '@stageflow/cdp';
