@@ -328,14 +328,6 @@ export class PageProbe {
     return result.value;
   }
 
-  /**
-   * Makes the tab its window's front tab. Headless Chromium paints only the front tab
-   * of each window (the others are `hidden`: no screencast frames, no animation frames).
-   */
-  async bringToFront(): Promise<void> {
-    await this.cdp.send('Page.bringToFront', {}, { sessionId: this.sessionId });
-  }
-
   /** Runs page script that opens a dialog, without waiting for it (the page blocks until it is answered). */
   async startDialog(expression: string): Promise<void> {
     await this.evaluate(`setTimeout(() => { ${expression} }, 50); true`);
