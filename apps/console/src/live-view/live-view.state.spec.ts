@@ -31,8 +31,10 @@ describe('the live view state', () => {
 
   it('follows popups and says when the view is back on the opener; a reopen moves it to a fresh tab', () => {
     let s = applyLiveViewMessage(initialLiveViewState(), ready);
-    s = applyLiveViewMessage(s, { type: 'popup', action: 'opened', url: 'https://idp.example/', depth: 1 });
-    expect(s).toMatchObject({ popupDepth: 1, popupUrl: 'https://idp.example/' });
+    s = applyLiveViewMessage(s, { type: 'popup', action: 'opened', url: '', depth: 1 });
+    expect(s).toMatchObject({ popupDepth: 1, popupUrl: undefined });
+    s = applyLiveViewMessage(s, { type: 'url', url: 'https://idp.example/' });
+    expect(s).toMatchObject({ popupDepth: 1, popupUrl: 'https://idp.example/', url: 'https://idp.example/' });
     s = applyLiveViewMessage(s, { type: 'popup', action: 'closed', url: 'https://example.com/login', depth: 0 });
     expect(s).toMatchObject({ popupDepth: 0, popupUrl: undefined, notice: 'The popup closed: the view is back on the page that opened it.' });
     s = applyLiveViewMessage(applyLiveViewMessage(s, confirmDialog), { type: 'reopened', url: 'https://example.com/login' });
@@ -49,5 +51,9 @@ describe('the live view state', () => {
     expect(applyLiveViewMessage(s, { type: 'ended', reason: 'something-new' as never, message: '' }).detail).toBe('The live view closed (something-new).');
     expect(closedByConsole(s, 'The gate was accepted.')).toMatchObject({ phase: 'ended', endReason: 'closed', detail: 'The gate was accepted.' });
     expect(closedByConsole(ended, 'later')).toBe(ended);
+    // The stage's tab closes as the stage ends; the relay may tell that first.
+    const tabClosed = applyLiveViewMessage(s, { type: 'ended', reason: 'tab-closed', message: "The stage's tab was closed." });
+    expect(tabClosed.detail).toBe("The stage's tab was closed.");
+    expect(closedByConsole(tabClosed, 'The stage has ended, so its live view is closed.')).toMatchObject({ phase: 'ended', detail: 'The stage has ended, so its live view is closed.' });
   });
 });

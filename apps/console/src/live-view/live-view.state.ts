@@ -54,10 +54,11 @@ export function applyLiveViewMessage(state: LiveViewState, msg: LiveViewServerMe
     case 'frame-meta':
       return { ...state, meta: msg };
     case 'url':
-      return { ...state, url: msg.url };
+      // A popup is often announced before it has loaded its address: the view's next address is the popup's.
+      return { ...state, url: msg.url, popupUrl: state.popupDepth > 0 ? msg.url : state.popupUrl };
     case 'popup':
       return msg.action === 'opened'
-        ? { ...state, popupDepth: msg.depth, popupUrl: msg.url, notice: undefined }
+        ? { ...state, popupDepth: msg.depth, popupUrl: msg.url || undefined, notice: undefined }
         : {
             ...state,
             popupDepth: msg.depth,
@@ -90,9 +91,14 @@ export function frameArrived(state: LiveViewState): LiveViewState {
   return { ...state, framesSeen: state.framesSeen + 1 };
 }
 
-/** The console closed the view itself (the gate was answered here, the stage ended, the panel closed). */
+/**
+ * The console closed the view itself (the gate was answered here, the stage ended).
+ * A view the relay ended already keeps the relay's words, except `tab-closed`:
+ * browser-host closes a stage's tab as the stage ends and the relay may see the
+ * tab go before the stage's end, and the console's reason is then the truer one.
+ */
 export function closedByConsole(state: LiveViewState, detail: string): LiveViewState {
-  if (state.phase === 'ended') return state;
+  if (state.phase === 'ended') return state.endReason === 'tab-closed' ? { ...state, detail } : state;
   return { ...state, phase: 'ended', dialog: undefined, endReason: 'closed', detail };
 }
 

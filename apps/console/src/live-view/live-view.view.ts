@@ -221,9 +221,10 @@ class LiveView {
     const c = this.canvas;
     c.addEventListener('contextmenu', (e) => e.preventDefault());
     c.addEventListener('mousedown', (e) => {
-      c.focus();
-      e.preventDefault();
+      // The point first, and no scrolling on focus: a focus that scrolls the canvas would move it under the pointer.
       const at = this.point(e);
+      c.focus({ preventScroll: true });
+      e.preventDefault();
       const button = buttonOf(e.button);
       this.press = at && button ? { button, clientX: e.clientX, clientY: e.clientY, at, dragging: false } : undefined;
     });
