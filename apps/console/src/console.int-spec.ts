@@ -574,11 +574,20 @@ describe('the console in a browser', () => {
       const popupLine = view.getByTestId('live-view-popup');
       await popupLine.filter({ hasText: `The view follows a popup the page opened (${site.url}/idp)` }).waitFor();
       await view.getByTestId('live-view-url').filter({ hasText: `${site.url}/idp` }).waitFor();
-      // The relay takes input for the popup once it has a picture of it.
-      const framesBefore = Number(await canvas.getAttribute('data-frames'));
-      await waitFor('a picture of the popup', async () => Number(await canvas.getAttribute('data-frames')) > framesBefore);
-      await canvas.click({ position: await at(canvas, 0.5, 0.5) });
-      await reported('the opener to get the provider\'s answer', async () => reports().some((r) => r['provider'] === 'ada'));
+      // The relay takes input for the popup once it has a picture of it, and says `input_failed` before: as a person
+      // would, click again then.
+      let clicks = 0;
+      let failuresSeen = 0;
+      await reported('the opener to get the provider\'s answer', async () => {
+        if (reports().some((r) => r['provider'] === 'ada')) return true;
+        const failures = sent.received.filter((m) => m['type'] === 'error' && m['code'] === 'input_failed').length;
+        if (clicks === 0 || (failures > failuresSeen && clicks < 5)) {
+          failuresSeen = failures;
+          clicks += 1;
+          await canvas.click({ position: await at(canvas, 0.5, 0.5) });
+        }
+        return false;
+      });
       await popupLine.waitFor({ state: 'hidden' });
       await view.getByTestId('live-view-notice').filter({ hasText: 'The popup closed: the view is back on the page that opened it.' }).waitFor();
       expect(await view.getByTestId('live-view-url').textContent()).toBe(`${site.url}/login`);
@@ -591,7 +600,7 @@ describe('the console in a browser', () => {
       expect(await view.getByTestId('live-view-reopen').isDisabled()).toBe(true);
       await view.getByTestId('live-view-notice').filter({ hasText: 'The view moved to a fresh tab of the same browser.' }).waitFor();
       await reported('the fresh tab to load the login page', async () => reports().filter((r) => r['loaded'] === '/login').length > loadsBefore);
-      expect(await view.getByTestId('live-view-error').isHidden()).toBe(true);
+      expect(sent.received.filter((m) => m['type'] === 'error' && String(m['code']).startsWith('reopen'))).toEqual([]);
 
       // Accept: the console closes the view at once and sends nothing more; the Host checks the login, which holds.
       await gate.getByTestId('gate-accept').click();
@@ -601,9 +610,10 @@ describe('the console in a browser', () => {
         async () => (await gate.count()) === 0 || (await view.getByTestId('live-view-status').textContent())?.startsWith('The gate was accepted, so this live view is closed.'),
       );
       await waitFor('the live-view socket to close', async () => sent.sockets[0].closed);
+      // The socket is closed, so nothing typed now can reach the page; and no second view was opened.
       const count = sent.messages.length;
       await page.keyboard.type('z');
-      await canvas.click({ position: await at(canvas, 0.1, 0.1), force: true }).catch(() => undefined);
+      if (await canvas.count()) await canvas.click({ position: { x: 5, y: 5 }, timeout: 5000 }).catch(() => undefined); // the panel may go meanwhile
       expect(sent.messages.length).toBe(count);
       await waitFor('the login stage to succeed', async () => (await stageState(runId, 'login')) === 'success', 60_000);
       await page.locator('.run-page[data-state="success"]').waitFor();
