@@ -1,5 +1,5 @@
 import { LIVE_VIEW_LIMITS, type LiveViewMouseMessage } from '@stageflow/contracts';
-import { buttonOf, ClickSequencer, DOUBLE_CLICK_MS, isPasteShortcut, keyMessage, modifiersOf, textMessages } from './input-events';
+import { buttonOf, ClickSequencer, dialogAnswer, DOUBLE_CLICK_MS, isPasteShortcut, keyMessage, modifiersOf, textMessages } from './input-events';
 
 const keys = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
 const click = (x: number, y: number, extra: Partial<LiveViewMouseMessage> = {}): LiveViewMouseMessage => ({ type: 'mouse', action: 'click', x, y, ...extra });
@@ -41,6 +41,19 @@ describe('input sent to the live view', () => {
     expect(messages.map((m) => m.text).join('')).toBe(long.replace('\r\n', '\n'));
     for (const m of messages) expect(m.text.length).toBeLessThanOrEqual(max);
     expect(textMessages('')).toEqual([]);
+  });
+});
+
+describe('answers to page dialogs', () => {
+  const prompt = { id: 7, kind: 'prompt' as const, defaultPrompt: 'Ada' };
+
+  it('leaves a prompt\'s default to the relay when it was not edited, and sends what was typed otherwise', () => {
+    expect(dialogAnswer(prompt, 'accept', 'Ada')).toEqual({ type: 'dialog', id: 7, action: 'accept' });
+    expect(dialogAnswer(prompt, 'accept', 'Grace')).toEqual({ type: 'dialog', id: 7, action: 'accept', promptText: 'Grace' });
+    expect(dialogAnswer(prompt, 'accept', '')).toEqual({ type: 'dialog', id: 7, action: 'accept', promptText: '' });
+    expect(dialogAnswer({ id: 8, kind: 'prompt' }, 'accept', '')).toEqual({ type: 'dialog', id: 8, action: 'accept' });
+    expect(dialogAnswer(prompt, 'dismiss', 'Grace')).toEqual({ type: 'dialog', id: 7, action: 'dismiss' });
+    expect(dialogAnswer({ id: 9, kind: 'confirm' }, 'accept')).toEqual({ type: 'dialog', id: 9, action: 'accept' });
   });
 });
 

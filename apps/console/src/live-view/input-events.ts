@@ -1,6 +1,8 @@
 import {
   isLiveViewKey,
   LIVE_VIEW_LIMITS,
+  type LiveViewDialogAnswerMessage,
+  type LiveViewDialogMessage,
   type LiveViewKeyMessage,
   type LiveViewModifier,
   type LiveViewMouseButton,
@@ -75,6 +77,16 @@ export function textMessages(text: string, max: number = LIVE_VIEW_LIMITS.maxTex
   }
   if (chunk) out.push({ type: 'text', text: chunk });
   return out;
+}
+
+/**
+ * The answer to a page dialog. A prompt accepted with its default text unchanged
+ * leaves `promptText` out, so the relay sends the page's own default; anything
+ * typed is sent as typed (an emptied box is an empty answer).
+ */
+export function dialogAnswer(dialog: Pick<LiveViewDialogMessage, 'id' | 'kind' | 'defaultPrompt'>, action: 'accept' | 'dismiss', typed?: string): LiveViewDialogAnswerMessage {
+  const edited = action === 'accept' && dialog.kind === 'prompt' && typed !== undefined && typed !== (dialog.defaultPrompt ?? '');
+  return edited ? { type: 'dialog', id: dialog.id, action, promptText: typed } : { type: 'dialog', id: dialog.id, action };
 }
 
 /** Two left clicks this close in time (and in place) are one double click. */

@@ -2,7 +2,7 @@ import { LIVE_VIEW_CLOSE_CODES, LIVE_VIEW_LIMITS, type LiveViewDialogMessage } f
 import { ApiError, apiPath, type ApiClient } from '../api/api-client';
 import { h, replaceChildren, setText } from '../dom/h';
 import { toPictureFraction, wheelPixels } from './frame-geometry';
-import { buttonOf, ClickSequencer, isPasteShortcut, keyMessage, textMessages, withModifiers } from './input-events';
+import { buttonOf, ClickSequencer, dialogAnswer, isPasteShortcut, keyMessage, textMessages, withModifiers } from './input-events';
 import { liveViewSocketUrl, parseLiveViewMessage, parseTicket, type LiveViewClientMessage, type LiveViewMode } from './live-view.protocol';
 import { applyLiveViewMessage, closedByConsole, frameArrived, initialLiveViewState, type LiveViewState } from './live-view.state';
 
@@ -328,9 +328,7 @@ class LiveView {
 
   private answerDialog(dialog: LiveViewDialogMessage, action: 'accept' | 'dismiss', typed?: string): void {
     this.dialogAnswered = dialog.id;
-    // Accept without editing sends the page's default: the relay fills it in when promptText is left out.
-    const promptText = action === 'accept' && dialog.kind === 'prompt' && typed !== undefined && typed !== (dialog.defaultPrompt ?? '') ? typed : undefined;
-    this.sendInput(promptText === undefined ? { type: 'dialog', id: dialog.id, action } : { type: 'dialog', id: dialog.id, action, promptText });
+    this.sendInput(dialogAnswer(dialog, action, typed));
     this.renderDialog(true);
   }
 
@@ -409,8 +407,8 @@ class LiveView {
       return replaceChildren(this.overlay, ...head, h('p', { class: 'muted' }, 'Accepted automatically; the page went on.'));
     }
     if (!dialog.canAnswer || !this.interactive) {
-      const who = dialog.waitsFor === 'operator' ? 'the operator at the login gate' : 'nobody';
-      return replaceChildren(this.overlay, ...head, h('p', { class: 'muted', 'data-testid': 'live-view-dialog-waits' }, `Waiting for ${who} to answer.`));
+      const waits = dialog.waitsFor === 'operator' ? 'Waiting for the operator (an interactive live view) to answer.' : 'Nobody needs to answer it.';
+      return replaceChildren(this.overlay, ...head, h('p', { class: 'muted', 'data-testid': 'live-view-dialog-waits' }, waits));
     }
     const previous = this.overlay.querySelector<HTMLInputElement>('input.lv-prompt');
     const input =
