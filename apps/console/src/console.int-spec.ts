@@ -605,10 +605,14 @@ describe('the console in a browser', () => {
       // Accept: the console closes the view at once and sends nothing more; the Host checks the login, which holds.
       await gate.getByTestId('gate-accept').click();
       // The panel says so until the gate's answer arrives as an event, which takes the whole panel away.
-      await waitFor(
-        'the view to close on Accept',
-        async () => (await gate.count()) === 0 || (await view.getByTestId('live-view-status').textContent())?.startsWith('The gate was accepted, so this live view is closed.'),
-      );
+      // Read without Playwright's auto-wait: the panel may go between two looks.
+      await waitFor('the view to close on Accept', async () => {
+        const status = await page.evaluate(() => {
+          const panel = document.querySelector('[data-testid=gate][data-gate="login"]');
+          return panel ? (panel.querySelector('[data-testid=live-view-status]')?.textContent ?? '') : null;
+        });
+        return status === null || status.startsWith('The gate was accepted, so this live view is closed.');
+      });
       await waitFor('the live-view socket to close', async () => sent.sockets[0].closed);
       // The socket is closed, so nothing typed now can reach the page; and no second view was opened.
       const count = sent.messages.length;
