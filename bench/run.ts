@@ -10,8 +10,9 @@
  *   STAGEFLOW_BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench
  *   STAGEFLOW_BENCH_STAGES=500 npm run bench
  *
- * `npm run bench` runs every bench (dispatch, lease, browser, memory, container) on one
- * Redis; `npm run bench -- dispatch|lease|browser|memory|container|all` picks one. See bench/README.md.
+ * `npm run bench` runs every bench (dispatch, lease, browser, memory, live-view, container) on
+ * one Redis; `npm run bench -- dispatch|lease|browser|memory|live-view|container|all` picks one.
+ * See bench/README.md.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -225,11 +226,11 @@ async function runDispatchBench(url: string): Promise<void> {
   }
 }
 
-const BENCHES = ['dispatch', 'lease', 'browser', 'memory', 'container'] as const;
+const BENCHES = ['dispatch', 'lease', 'browser', 'memory', 'live-view', 'container'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 /**
- * `bench/run.ts [dispatch|lease|browser|memory|container|all]` (default all: in that
+ * `bench/run.ts [dispatch|lease|browser|memory|live-view|container|all]` (default all: in that
  * order, one Redis for all of them; the container bench needs none). Each bench
  * prints its table and writes its own JSON.
  */
@@ -258,6 +259,7 @@ async function main(): Promise<void> {
       if (name === 'lease') await (await import('./lease.bench')).runLeaseBench(url);
       if (name === 'browser') await (await import('./browser.bench')).runBrowserBench(url);
       if (name === 'memory') await (await import('./memory.bench')).runMemoryBench(url);
+      if (name === 'live-view') await (await import('./live-view.bench')).runLiveViewBench(url);
       if (name === 'container') await (await import('./container.bench')).runContainerBench();
     }
   } finally {

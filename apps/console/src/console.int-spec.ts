@@ -1,19 +1,22 @@
-import { RedisKeys } from '@stageflow/contracts';
+import { LIVE_VIEW_CLOSE_CODES, RedisKeys } from '@stageflow/contracts';
 import { ProfileLeases } from '@stageflow/leases';
-import { testRedisUrl, uniquePrefix } from '@stageflow/testing';
+import { testRedisUrl, uniquePrefix, waitFor as poll } from '@stageflow/testing';
 import Redis from 'ioredis';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page, type WebSocketRoute } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import WebSocket from 'ws';
 
 /**
  * The console in a real Chromium, served by a real api process, with a real
- * runner process on the integration Redis: what an operator does with it.
+ * runner, browser-host (live view on) and live-view-relay, each its own process
+ * on one STAGEFLOW_HOME and the integration Redis: what an operator does with it.
  */
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
 const ROOT = resolve(__dirname, '../../..');
 const TOKEN = 'console-int-token-0123456789abcdef';
@@ -40,8 +43,8 @@ edges:
     to: ship
 `;
 
-/** A human login gate: the live view belongs here. */
-const LOGIN = `name: console-login
+/** A human login gate on the test's site: signed in once the popup "provider" set the `sid` cookie. */
+const login = (site: string) => `name: console-login
 stages:
   - id: login
     kind: gate
@@ -49,11 +52,109 @@ stages:
     verify: browser_login
     browser:
       profile: console-login
-      login_url: http://127.0.0.1:9/login
+      login_url: ${site}/login
       check:
-        url: http://127.0.0.1:9/account
+        url: ${site}/account
         logged_out_url: "*/login*"
+        cookie: sid
 `;
+
+/** A browser stage that shows a page and runs until the test lets it finish (the page polls the site). */
+const watch = (site: string) => `name: console-watch
+stages:
+  - id: work
+    kind: steps
+    timeout_seconds: 200
+    browser:
+      headed: false
+    steps:
+      - goto: ${site}/watch
+      - wait_for: { selector: "#done", timeout_seconds: 180 }
+`;
+
+/**
+ * The pages the Host's browser shows. They report what happens in them to this
+ * server (`/report`), so the test sees the real page change without reaching into
+ * the browser. Laid out in percentages: a point is the same fraction of the
+ * picture whatever the Host's viewport is.
+ */
+const PAGES: Record<string, string> = {
+  '/login': `<!doctype html><title>login</title><body style="margin:0;font:16px sans-serif">
+    <input id="user" style="position:absolute;left:5%;top:5%;width:40%;height:10%;font-size:20px">
+    <button id="ask" style="position:absolute;left:5%;top:20%;width:40%;height:10%">Stay signed in?</button>
+    <button id="idp" style="position:absolute;left:5%;top:35%;width:40%;height:10%">Sign in with the provider</button>
+    <div id="target" style="position:absolute;left:55%;top:5%;width:40%;height:20%;background:#ccd">double click here</div>
+    <script>
+      const report = (what) => fetch('/report', { method: 'POST', body: JSON.stringify(what) });
+      report({ loaded: location.pathname });
+      document.getElementById('user').addEventListener('input', (e) => report({ user: e.target.value }));
+      const target = document.getElementById('target');
+      for (const type of ['click', 'dblclick', 'contextmenu']) target.addEventListener(type, (e) => { e.preventDefault(); report({ event: type }); });
+      document.getElementById('ask').onclick = () => report({ confirm: confirm('Stay signed in as <b>ada</b>?') });
+      document.getElementById('idp').onclick = () => window.open('/idp', 'idp', 'width=500,height=400');
+      window.addEventListener('message', (e) => { document.cookie = 'sid=1; Max-Age=3600; Path=/'; report({ provider: e.data }); });
+    </script></body>`,
+  '/idp': `<!doctype html><title>provider</title><body style="margin:0">
+    <button style="position:absolute;left:0;top:0;width:100%;height:100%;font-size:30px" onclick="window.opener.postMessage('ada', '*'); window.close()">Continue as Ada</button></body>`,
+  '/watch': `<!doctype html><title>watch</title><body style="margin:0;font:40px sans-serif"><p id="tick">0</p>
+    <script>
+      let n = 0;
+      setInterval(async () => {
+        document.getElementById('tick').textContent = String(++n);
+        if ((await (await fetch('/watch-state')).text()) === 'done' && !document.getElementById('done')) {
+          document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>');
+        }
+      }, 250);
+    </script></body>`,
+};
+
+interface Site {
+  url: string;
+  reports: Array<Record<string, unknown>>;
+  finishWatch(): void;
+  close(): Promise<void>;
+}
+
+async function startSite(): Promise<Site> {
+  const reports: Array<Record<string, unknown>> = [];
+  let watchDone = false;
+  const server: Server = createHttpServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/report') {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += String(chunk)));
+      req.on('end', () => {
+        reports.push(JSON.parse(body) as Record<string, unknown>);
+        res.end();
+      });
+      return;
+    }
+    if (path === '/watch-state') return void res.end(watchDone ? 'done' : 'wait');
+    if (path === '/account') {
+      if (!/(^|;\s*)sid=1/.test(req.headers.cookie ?? '')) {
+        res.writeHead(302, { location: '/login' });
+        return void res.end();
+      }
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      return void res.end('<!doctype html><title>account</title><p id="account">ada</p>');
+    }
+    const page = PAGES[path];
+    res.statusCode = page ? 200 : 404;
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(page ?? '<title>404</title>');
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    reports,
+    finishWatch: () => (watchDone = true),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -63,14 +164,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
+/** Polls (`@stageflow/testing`), with the console test's default time. */
+function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  return poll(what, check, timeoutMs);
 }
 
 function stop(child: ChildProcess | undefined): Promise<void> {
@@ -85,6 +181,42 @@ function stop(child: ChildProcess | undefined): Promise<void> {
   });
 }
 
+/** The JSON messages the console sent on its live-view sockets, as the browser put them on the wire. */
+interface SentLog {
+  messages: Array<Record<string, unknown>>;
+  /** The relay's JSON messages to the console (pictures left out): what a failure message shows. */
+  received: Array<Record<string, unknown>>;
+  sockets: Array<{ url: string; closed: boolean }>;
+  of(type: string, action?: string): Array<Record<string, unknown>>;
+}
+
+function recordLiveViewSockets(page: Page): SentLog {
+  const log: SentLog = {
+    messages: [],
+    received: [],
+    sockets: [],
+    of: (type, action) => log.messages.filter((m) => m['type'] === type && (action === undefined || m['action'] === action)),
+  };
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/live-view?ticket=')) return;
+    const entry = { url: ws.url(), closed: false };
+    log.sockets.push(entry);
+    ws.on('framesent', (frame) => log.messages.push(JSON.parse(String(frame.payload)) as Record<string, unknown>));
+    ws.on('framereceived', (frame) => {
+      if (typeof frame.payload === 'string') log.received.push(JSON.parse(frame.payload) as Record<string, unknown>);
+    });
+    ws.on('close', () => (entry.closed = true));
+  });
+  return log;
+}
+
+/** A point of the picture, as fractions, in the canvas's own coordinates (what a person clicks). */
+async function at(canvas: Locator, fx: number, fy: number): Promise<{ x: number; y: number }> {
+  const box = await canvas.boundingBox();
+  if (!box) throw new Error('the live view canvas is not shown');
+  return { x: box.width * fx, y: box.height * fy };
+}
+
 describe('the console in a browser', () => {
   const prefix = uniquePrefix('sft-console');
   const dir = mkdtempSync(join(tmpdir(), 'sf-console-it-'));
@@ -92,10 +224,10 @@ describe('the console in a browser', () => {
   const home = join(dir, 'home');
   let apiPort: number;
   let api: ChildProcess | undefined;
-  let runner: ChildProcess | undefined;
-  let browserHost: ChildProcess | undefined;
+  const services: ChildProcess[] = [];
   const hostId = `it-console-${process.pid}`;
   const runtimeDir = `/tmp/sfc-${process.pid}`;
+  let site: Site;
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -110,23 +242,39 @@ describe('the console in a browser', () => {
     page.on('pageerror', (error) => pageErrors.push(error.message));
   };
 
+  /** One service's environment: the same Redis, prefix, home and host id for all, as in one stack. */
+  const serviceEnv = (extra: Record<string, string>) => ({
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? dir,
+    SWC_NODE_PROJECT: 'tsconfig.base.json',
+    STAGEFLOW_REDIS_URL: testRedisUrl(),
+    STAGEFLOW_REDIS_PREFIX: prefix,
+    STAGEFLOW_HOME: home,
+    STAGEFLOW_HOST_ID: hostId,
+    STAGEFLOW_LOG_LEVEL: 'warn',
+    ...extra,
+  });
+
+  const spawnService = async (app: string, env: Record<string, string>, healthUrl: string) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', `apps/${app}/src/main.ts`], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const exited = new Promise<never>((_, fail) => child.once('exit', (code) => fail(new Error(`${app} exited (${code}) before it answered ${healthUrl}`))));
+    exited.catch(() => undefined);
+    await Promise.race([waitFor(`${app} to answer ${healthUrl}`, async () => (await fetch(healthUrl)).status === 200, 120_000), exited]);
+    return child;
+  };
+
+  let relayPort: number;
   const startApi = async () => {
-    api = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'],
-        SWC_NODE_PROJECT: 'tsconfig.base.json',
-        STAGEFLOW_REDIS_URL: testRedisUrl(),
-        STAGEFLOW_REDIS_PREFIX: prefix,
+    api = await spawnService(
+      'api',
+      serviceEnv({
         STAGEFLOW_API_PORT: String(apiPort),
         STAGEFLOW_API_TOKEN: TOKEN,
         STAGEFLOW_CONSOLE_DIR: consoleDir,
-        STAGEFLOW_HOME: home,
-        STAGEFLOW_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitFor('the api to answer /api/health', async () => (await fetch(`${base}/api/health`)).status === 200, 90_000);
+        STAGEFLOW_LIVE_VIEW_URL: `http://127.0.0.1:${relayPort}`,
+      }),
+      `${base}/api/health`,
+    );
   };
 
   const rest = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -143,64 +291,68 @@ describe('the console in a browser', () => {
 
   beforeAll(async () => {
     execFileSync(process.execPath, [join(ROOT, 'apps/console/build.cjs'), '--outdir', consoleDir], { stdio: 'pipe' });
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    writeFileSync(join(home, 'config.yaml'), 'browser:\n  dialog_timeout_seconds: 60\n');
+    site = await startSite();
     apiPort = await freePort();
+    relayPort = await freePort();
     base = `http://127.0.0.1:${apiPort}`;
-    // browser-host for the login gate's browser: no screen here, but this console serves the live view.
+    // One at a time: several TypeScript boots at once starve a small machine.
+    // browser-host: no screen here, but this stack serves the live view (STAGEFLOW_LIVE_VIEW).
     const browserHostPort = await freePort();
-    browserHost = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/browser-host/src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'],
-        SWC_NODE_PROJECT: 'tsconfig.base.json',
-        STAGEFLOW_REDIS_URL: testRedisUrl(),
-        STAGEFLOW_REDIS_PREFIX: prefix,
-        STAGEFLOW_HOME: join(dir, 'browser-host-home'),
-        STAGEFLOW_HOST_ID: hostId,
-        STAGEFLOW_BROWSER_TMP: dir,
-        // Short: agent-browser's unix socket paths live under it.
-        STAGEFLOW_BROWSER_RUNTIME_DIR: runtimeDir,
-        STAGEFLOW_BROWSER_HOST_PORT: String(browserHostPort),
-        STAGEFLOW_LIVE_VIEW: 'true',
-        STAGEFLOW_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitFor('browser-host to answer /health', async () => (await fetch(`http://127.0.0.1:${browserHostPort}/health`)).status === 200, 90_000);
-    runner = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/runner/src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'],
-        HOME: process.env['HOME'],
-        SWC_NODE_PROJECT: 'tsconfig.base.json',
-        STAGEFLOW_REDIS_URL: testRedisUrl(),
-        STAGEFLOW_REDIS_PREFIX: prefix,
-        STAGEFLOW_WORK_DIR: join(dir, 'work'),
-        STAGEFLOW_HOME: join(dir, 'runner-home'),
-        STAGEFLOW_RUNNER_HEALTH_PORT: String(await freePort()),
-        STAGEFLOW_BROWSER_HOST_URL: `http://127.0.0.1:${browserHostPort}`,
-        STAGEFLOW_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const browserHostUrl = `http://127.0.0.1:${browserHostPort}`;
+    services.push(
+      await spawnService(
+        'browser-host',
+        serviceEnv({
+          STAGEFLOW_BROWSER_TMP: dir,
+          // Short: agent-browser's unix socket paths live under it.
+          STAGEFLOW_BROWSER_RUNTIME_DIR: runtimeDir,
+          STAGEFLOW_BROWSER_HOST_PORT: String(browserHostPort),
+          STAGEFLOW_LIVE_VIEW: 'true',
+        }),
+        `${browserHostUrl}/health`,
+      ),
+    );
+    services.push(
+      await spawnService(
+        'live-view-relay',
+        serviceEnv({ STAGEFLOW_RELAY_PORT: String(relayPort), STAGEFLOW_BROWSER_HOST_URL: browserHostUrl }),
+        `http://127.0.0.1:${relayPort}/health`,
+      ),
+    );
+    const runnerPort = await freePort();
+    services.push(
+      await spawnService(
+        'runner',
+        serviceEnv({
+          STAGEFLOW_WORK_DIR: join(dir, 'work'),
+          STAGEFLOW_RUNNER_HEALTH_PORT: String(runnerPort),
+          STAGEFLOW_BROWSER_HOST_URL: browserHostUrl,
+        }),
+        `http://127.0.0.1:${runnerPort}/health`,
+      ),
+    );
     await startApi();
-    for (const yaml of [DEMO, LOGIN]) {
+    for (const yaml of [DEMO, login(site.url), watch(site.url)]) {
       const res = await fetch(`${base}/api/pipelines`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'text/yaml' }, body: yaml });
-      expect(res.status).toBe(201);
+      expect({ status: res.status, body: res.status === 201 ? '' : await res.text() }).toEqual({ status: 201, body: '' });
     }
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // No update checks, field trials or first-run work: this network is closed and the test must not wait on it.
       args: ['--disable-background-networking', '--disable-component-update', '--no-first-run'],
     });
-  }, 180_000);
+  }, 300_000);
 
   beforeEach(() => openPage(true));
   afterEach(() => page?.context().close());
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([stop(api), stop(runner), stop(browserHost)]);
-    // Any Chromium the login gate left (its run is cancelled by the test; this is the backstop).
+    await stop(api);
+    for (const service of services.reverse()) await stop(service);
+    // Any Chromium the browser stages left (their runs end in the tests; this is the backstop).
     for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
       try {
         if (readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(`--stageflow-host=${hostId}`)) process.kill(Number(entry), 'SIGKILL');
@@ -208,6 +360,7 @@ describe('the console in a browser', () => {
         // gone
       }
     }
+    await site?.close();
     const redis = new Redis(testRedisUrl());
     let cursor = '0';
     do {
@@ -303,8 +456,8 @@ describe('the console in a browser', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows a login gate with its line, tip and reopen control, and says when its live view cannot be reached', async () => {
-    // Started from the console's own form, with a JSON input.
+  it('starts a login run from the form; its gate shows the line, the live view of the Host\'s browser, the tip and reopen; cancelling ends the view', async () => {
+    const sent = recordLiveViewSockets(page);
     await page.goto(`${base}/`);
     const form = page.getByTestId('start-run');
     await form.getByLabel('Pipeline').selectOption('console-login');
@@ -315,120 +468,246 @@ describe('the console in a browser', () => {
     await form.getByRole('button', { name: 'Start run' }).click();
     await page.waitForURL(/\/runs\/[A-Za-z0-9_-]+$/);
     const runId = new URL(page.url()).pathname.split('/').pop() as string;
-    expect((await rest<{ input: unknown; pipeline: string }>('GET', `/api/runs/${runId}`))).toMatchObject({ pipeline: 'console-login', input: { ticket: 7 } });
-    const gate = page.locator('[data-testid=gate][data-gate="login"]');
-    await gate.waitFor();
-    expect(await gate.locator('.login-line').textContent()).toBe('Log in in the browser view below, then confirm.');
-    const view = gate.getByTestId('live-view');
-    // This test runs no relay: the api issues the ticket, but the view cannot be reached, and says so.
-    await gate.locator('[data-testid=live-view][data-phase="failed"], [data-testid=live-view][data-phase="disconnected"]').first().waitFor();
-    expect((await view.locator('.lv-status').textContent())?.length).toBeGreaterThan(0);
-    expect(await view.locator('.tip').textContent()).toContain('Native browser prompts are not drawn in the picture');
-    expect(await view.getByText('Page seems stuck?').count()).toBe(1);
+    try {
+      expect(await rest<{ input: unknown; pipeline: string }>('GET', `/api/runs/${runId}`)).toMatchObject({ pipeline: 'console-login', input: { ticket: 7 } });
+      const gate = page.locator('[data-testid=gate][data-gate="login"]');
+      await gate.waitFor({ timeout: 60_000 });
+      expect(await gate.locator('.login-line').textContent()).toBe('Log in in the browser view below, then confirm.');
+      const view = gate.getByTestId('live-view');
+      // The real relay: a picture of the Host's tab at the login page, its address, the interactive status.
+      await gate.locator('[data-testid=live-view-canvas][data-frames]').waitFor({ timeout: 60_000 });
+      expect(await view.getByTestId('live-view-url').textContent()).toBe(`${site.url}/login`);
+      expect(await view.getByTestId('live-view-status').textContent()).toBe('Live: click the picture to focus it, then type.');
+      expect(await view.locator('.tip').textContent()).toContain('Native browser prompts are not drawn in the picture');
+      expect(await view.getByText('Page seems stuck?').count()).toBe(1);
 
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Cancel run' }).click();
-    await page.locator('.run-page[data-state="cancelled"]').waitFor();
-    await gate.waitFor({ state: 'detached' });
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Cancel run' }).click();
+      await page.locator('.run-page[data-state="cancelled"]').waitFor();
+      // The relay ends the view with its own words (the stage or the run ended) and closes the socket; or the gate
+      // panel goes first. Either way nothing of the view is left taking input.
+      await waitFor('the live-view socket to close', async () => sent.sockets.length === 1 && sent.sockets[0].closed);
+      await gate.waitFor({ state: 'detached' });
+    } finally {
+      await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
+    }
+    expect(pageErrors).toEqual([]);
   });
 
-  it('drives a login gate\'s live view over the agreed relay protocol: frames, address, clicks and keys, page dialogs, reopen, end', async () => {
-    // The relay and its ticket route are not merged yet: the browser stands in for both, speaking the protocol
-    // the console is written against (apps/console/src/live-view/live-view.protocol.ts).
-    await page.goto(`${base}/audit`);
-    const frame = await page.screenshot({ type: 'jpeg', clip: { x: 0, y: 0, width: 640, height: 360 } });
-    const runId = await startRun('console-login');
+  it('drives a login gate through the real relay: clicks, keys, paste, a double click, a confirm, a popup, reopen, then Accept closes the view and the login holds', async () => {
+    const sent = recordLiveViewSockets(page);
     const tickets: unknown[] = [];
-    await page.route('**/live-view/tickets', async (route) => {
-      tickets.push({ url: new URL(route.request().url()).pathname, body: route.request().postDataJSON(), auth: route.request().headers()['authorization'] });
-      await route.fulfill({
-        status: 201,
-        contentType: 'application/json',
-        body: JSON.stringify({ ticket: 'tk 1', expiresAt: new Date(Date.now() + 30_000).toISOString(), path: `/api/runs/${runId}/stages/login/live-view` }),
-      });
+    page.on('request', (request) => {
+      if (request.url().endsWith('/live-view/tickets')) tickets.push({ path: new URL(request.url()).pathname, body: request.postDataJSON() });
     });
-    const sent: Record<string, unknown>[] = [];
-    const relayReady = new Promise<WebSocketRoute>((done) => {
-      void page.routeWebSocket(/\/live-view\?ticket=/, (ws) => {
-        ws.onMessage((message) => sent.push(JSON.parse(String(message))));
-        done(ws);
+    const reportsFrom = site.reports.length;
+    const reports = () => site.reports.slice(reportsFrom);
+    /** Waits until the page reported what `check` looks for. */
+    const reported = (what: string, check: () => Promise<boolean>) =>
+      waitFor(what, check).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; the page reported ${JSON.stringify(reports())}; the console sent ${JSON.stringify(sent.messages)}; the relay said ${JSON.stringify(sent.received)}`,
+        );
       });
-    });
-    const sentOf = (type: string) => sent.filter((m) => m['type'] === type);
+    const runId = await startRun('console-login');
     try {
       await page.goto(`${base}/runs/${runId}`);
-      const relay = await Promise.race([
-        relayReady,
-        new Promise<never>((_, fail) => setTimeout(() => fail(new Error('the console never opened the live-view socket')), 30_000)),
-      ]);
-      expect(tickets).toEqual([{ url: `/api/runs/${runId}/stages/login/live-view/tickets`, body: { mode: 'interactive' }, auth: `Bearer ${TOKEN}` }]);
-      expect(relay.url()).toContain(`/api/runs/${runId}/stages/login/live-view?ticket=tk%201`);
+      const gate = page.locator('[data-testid=gate][data-gate="login"]');
+      // The previous test's run may still hold the profile for a moment.
+      await gate.waitFor({ timeout: 90_000 });
+      const view = gate.getByTestId('live-view');
+      const canvas = view.getByTestId('live-view-canvas');
+      await gate.locator('[data-testid=live-view-canvas][data-frames]').waitFor({ timeout: 60_000 });
+      expect(tickets).toEqual([{ path: `/api/runs/${runId}/stages/login/live-view/tickets`, body: { mode: 'interactive' } }]);
+      expect(sent.sockets.map((s) => new URL(s.url).pathname)).toEqual([`/api/runs/${runId}/stages/login/live-view`]);
+      await reported('the login page to load', async () => reports().some((r) => r['loaded'] === '/login'));
 
-      const view = page.locator('[data-gate="login"] [data-testid=live-view]');
-      relay.send(JSON.stringify({ type: 'frame-meta', deviceWidth: 1280, deviceHeight: 720, offsetTop: 0, pageScaleFactor: 1 }));
-      relay.send(JSON.stringify({ type: 'url', url: 'http://127.0.0.1:9/login?next=%2Faccount' }));
-      relay.send(frame);
-      await view.locator('.lv-status').waitFor({ state: 'hidden' });
-      expect(await view.locator('.lv-url').textContent()).toBe('http://127.0.0.1:9/login?next=%2Faccount');
-      const canvas = view.locator('canvas');
-      expect(await canvas.evaluate((c: HTMLCanvasElement) => [c.width, c.height])).toEqual([640, 360]);
-
-      // A click in the middle of the picture is the middle of the 1280 × 720 page, whatever size it is shown at.
-      const box = await canvas.boundingBox();
-      if (!box) throw new Error('the live view canvas is not shown');
-      await canvas.click({ position: { x: box.width / 2, y: box.height / 2 } });
-      await waitFor('the click to reach the relay', async () => sentOf('mouse').some((m) => m['action'] === 'up'));
-      const down = sentOf('mouse').find((m) => m['action'] === 'down') as { x: number; y: number };
-      expect(sentOf('mouse').find((m) => m['action'] === 'down')).toMatchObject({ button: 'left', modifiers: 0 });
-      expect(Math.abs(down.x - 640)).toBeLessThan(2);
-      expect(Math.abs(down.y - 360)).toBeLessThan(2);
-
+      // Click the user field (a fraction of the picture), type, correct, paste: the real page's field changes.
+      await canvas.click({ position: await at(canvas, 0.25, 0.1) });
+      await page.keyboard.type('adx');
+      await page.keyboard.press('Backspace');
       await page.keyboard.type('a');
-      await page.keyboard.press('Shift+Tab');
-      await waitFor('the keys to reach the relay', async () => sentOf('key').length >= 6);
-      expect(sentOf('key').map((m) => `${m['action']} ${m['key']} ${m['modifiers']}`)).toEqual(['down a 0', 'up a 0', 'down Shift 8', 'down Tab 8', 'up Tab 8', 'up Shift 0']);
+      await canvas.evaluate((c) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', ' lovelace');
+        c.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      });
+      await reported('the typing and the paste to land in the page', async () => reports().some((r) => r['user'] === 'ada lovelace'));
+      const click = sent.of('mouse', 'click')[0];
+      expect(click).toEqual({ type: 'mouse', action: 'click', x: expect.any(Number), y: expect.any(Number) });
+      expect(Math.abs((click['x'] as number) - 0.25)).toBeLessThan(0.01);
+      expect(Math.abs((click['y'] as number) - 0.1)).toBeLessThan(0.01);
+      expect(sent.of('key').map((m) => m['key'])).toEqual(['a', 'd', 'x', 'Backspace', 'a']);
+      expect(sent.of('text')).toEqual([{ type: 'text', text: ' lovelace' }]);
       // Tab went to the page in the picture, not to the next control of the console.
+      await page.keyboard.press('Shift+Tab');
+      await waitFor('Shift+Tab to reach the relay', async () => sent.of('key').some((m) => m['key'] === 'Tab'));
+      expect(sent.of('key').at(-1)).toEqual({ type: 'key', action: 'press', key: 'Tab', modifiers: ['Shift'] });
       expect(await canvas.evaluate((c) => document.activeElement === c)).toBe(true);
 
-      // A prompt: plain text over the last picture, the page's default filled in, the answer sent back.
-      relay.send(JSON.stringify({ type: 'dialog', dialogType: 'prompt', message: 'Code for <b>ada</b>?', defaultPrompt: '123' }));
-      const dialog = view.locator('.lv-dialog');
+      // A double click reaches the page as a person's: two clicks and one dblclick; then a right click.
+      const events = () => reports().filter((r) => r['event']).map((r) => r['event']);
+      await canvas.dblclick({ position: await at(canvas, 0.75, 0.15) });
+      await reported('the double click', async () => events().includes('dblclick'));
+      await canvas.click({ position: await at(canvas, 0.75, 0.15), button: 'right' });
+      await reported('the right click', async () => events().includes('contextmenu'));
+      expect(events()).toEqual(['click', 'click', 'dblclick', 'contextmenu']);
+      expect(sent.of('mouse', 'click').slice(1).map((m) => [m['clicks'], m['button']])).toEqual([
+        [2, undefined],
+        [undefined, 'right'],
+      ]);
+
+      // The page asks with confirm(): plain text over the last picture, answered with the overlay's button.
+      await canvas.click({ position: await at(canvas, 0.25, 0.25) });
+      const dialog = view.getByTestId('live-view-dialog');
       await dialog.waitFor();
-      expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Code for <b>ada</b>?');
+      expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Stay signed in as <b>ada</b>?');
       expect(await dialog.locator('b').count()).toBe(0);
-      expect(await dialog.getByLabel('Answer').inputValue()).toBe('123');
-      await dialog.getByLabel('Answer').fill('456');
-      await dialog.getByRole('button', { name: 'Accept' }).click();
-      await waitFor('the answer to reach the relay', async () => sentOf('dialog').length === 1);
-      expect(sentOf('dialog')).toEqual([{ type: 'dialog', accept: true, promptText: '456' }]);
-      relay.send(JSON.stringify({ type: 'dialog-closed' }));
+      expect(await dialog.getByTestId('live-view-dialog-input').count()).toBe(0);
+      await dialog.getByTestId('live-view-dialog-accept').click();
+      await reported('the page to get true from confirm()', async () => reports().some((r) => r['confirm'] === true));
       await dialog.waitFor({ state: 'hidden' });
+      expect(sent.of('dialog')).toEqual([{ type: 'dialog', id: expect.any(Number), action: 'accept' }]);
 
-      relay.send(JSON.stringify({ type: 'dialog', dialogType: 'confirm', message: 'Stay signed in?' }));
-      await dialog.waitFor();
-      relay.send(JSON.stringify({ type: 'dialog-closed', reason: 'timeout' }));
-      await dialog.waitFor({ state: 'hidden' });
-      expect(await view.locator('.lv-notice').textContent()).toBe('The page dialog was dismissed after waiting too long.');
+      // "Sign in with the provider" opens a popup: the view follows it, its button answers the opener, the view returns.
+      await canvas.click({ position: await at(canvas, 0.25, 0.4) });
+      const popupLine = view.getByTestId('live-view-popup');
+      await popupLine.filter({ hasText: `The view follows a popup the page opened (${site.url}/idp)` }).waitFor();
+      await view.getByTestId('live-view-url').filter({ hasText: `${site.url}/idp` }).waitFor();
+      // The relay takes input for the popup once it has a picture of it, and says `input_failed` before: as a person
+      // would, click again then.
+      let clicks = 0;
+      let failuresSeen = 0;
+      await reported('the opener to get the provider\'s answer', async () => {
+        if (reports().some((r) => r['provider'] === 'ada')) return true;
+        const failures = sent.received.filter((m) => m['type'] === 'error' && m['code'] === 'input_failed').length;
+        if (clicks === 0 || (failures > failuresSeen && clicks < 5)) {
+          failuresSeen = failures;
+          clicks += 1;
+          await canvas.click({ position: await at(canvas, 0.5, 0.5) });
+        }
+        return false;
+      });
+      await popupLine.waitFor({ state: 'hidden' });
+      await view.getByTestId('live-view-notice').filter({ hasText: 'The popup closed: the view is back on the page that opened it.' }).waitFor();
+      expect(await view.getByTestId('live-view-url').textContent()).toBe(`${site.url}/login`);
 
-      relay.send(JSON.stringify({ type: 'popup', following: true }));
-      await view.locator('.lv-popup').waitFor();
-
+      // Page seems stuck? → Reopen browser tab: the same address in a fresh tab, which loads the page again.
+      const loadsBefore = reports().filter((r) => r['loaded'] === '/login').length;
       await view.getByText('Page seems stuck?').click();
-      await view.getByRole('button', { name: 'Reopen browser tab' }).click();
-      await waitFor('the reopen to reach the relay', async () => sentOf('reopen').length === 1);
-      expect(await view.getByRole('button', { name: 'Reopen browser tab' }).isDisabled()).toBe(true);
+      await view.getByTestId('live-view-reopen').click();
+      expect(sent.of('reopen')).toEqual([{ type: 'reopen' }]);
+      expect(await view.getByTestId('live-view-reopen').isDisabled()).toBe(true);
+      await view.getByTestId('live-view-notice').filter({ hasText: 'The view moved to a fresh tab of the same browser.' }).waitFor();
+      await reported('the fresh tab to load the login page', async () => reports().filter((r) => r['loaded'] === '/login').length > loadsBefore);
+      expect(sent.received.filter((m) => m['type'] === 'error' && String(m['code']).startsWith('reopen'))).toEqual([]);
 
-      relay.send(JSON.stringify({ type: 'ended', reason: 'gate_answered' }));
-      await view.locator('.lv-status').filter({ hasText: 'The live view closed: the gate was answered.' }).waitFor();
-      // Input after the end is not sent.
-      const before = sent.length;
-      await canvas.click({ position: { x: 10, y: 10 } });
+      // Accept: the console closes the view at once and sends nothing more; the Host checks the login, which holds.
+      await gate.getByTestId('gate-accept').click();
+      // The panel says so until the gate's answer arrives as an event, which takes the whole panel away.
+      // Read without Playwright's auto-wait: the panel may go between two looks.
+      await waitFor('the view to close on Accept', async () => {
+        const status = await page.evaluate(() => {
+          const panel = document.querySelector('[data-testid=gate][data-gate="login"]');
+          return panel ? (panel.querySelector('[data-testid=live-view-status]')?.textContent ?? '') : null;
+        });
+        return status === null || status.startsWith('The gate was accepted, so this live view is closed.');
+      });
+      await waitFor('the live-view socket to close', async () => sent.sockets[0].closed);
+      // The socket is closed, so nothing typed now can reach the page; and no second view was opened.
+      const count = sent.messages.length;
       await page.keyboard.type('z');
-      await new Promise((done) => setTimeout(done, 300));
-      expect(sent.length).toBe(before);
+      if (await canvas.count()) await canvas.click({ position: { x: 5, y: 5 }, timeout: 5000 }).catch(() => undefined); // the panel may go meanwhile
+      expect(sent.messages.length).toBe(count);
+      await waitFor('the login stage to succeed', async () => (await stageState(runId, 'login')) === 'success', 60_000);
+      await page.locator('.run-page[data-state="success"]').waitFor();
+      expect(sent.sockets).toHaveLength(1);
     } finally {
-      await page.unrouteAll({ behavior: 'ignoreErrors' });
-      await rest('POST', `/api/runs/${runId}/cancel`, {});
+      await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('watches a running browser stage read-only: pictures, no input (the relay refuses it), and the view ends with the stage', async () => {
+    const sent = recordLiveViewSockets(page);
+    const runId = await startRun('console-watch');
+    try {
+      await page.goto(`${base}/runs/${runId}`);
+      const card = page.locator('[data-stage="work"].stage');
+      const watchButton = page.getByTestId('watch-browser-work');
+      await watchButton.waitFor({ timeout: 60_000 });
+      await waitFor('the stage to show its page', async () => {
+        const res = await fetch(`${base}/api/runs/${runId}/stages/work/live-view/tickets`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ mode: 'view-only' }),
+        });
+        return res.status === 201;
+      });
+      await watchButton.click();
+      const view = card.getByTestId('live-view');
+      expect(await view.getAttribute('data-mode')).toBe('view-only');
+      const canvas = view.getByTestId('live-view-canvas');
+      await card.locator('[data-testid=live-view-canvas][data-frames]').waitFor({ timeout: 60_000 });
+      await view.getByTestId('live-view-url').filter({ hasText: `${site.url}/watch` }).waitFor();
+      expect(await view.getByTestId('live-view-status').textContent()).toBe('Live, read only: watching the stage’s browser.');
+      // The page ticks: more pictures come.
+      const frames = Number(await canvas.getAttribute('data-frames'));
+      await waitFor('more pictures of the ticking page', async () => Number(await canvas.getAttribute('data-frames')) > frames);
+      expect(await view.getByTestId('live-view-reopen').count()).toBe(0);
+
+      // The console sends nothing for a view-only view, whatever the operator does.
+      await canvas.click({ position: await at(canvas, 0.5, 0.5) });
+      await page.keyboard.type('no');
+      await canvas.dblclick({ position: await at(canvas, 0.5, 0.5) });
+      expect(sent.messages).toEqual([]);
+
+      // And the relay refuses input on a view-only socket: a client that sends some anyway.
+      const { ticket, path } = await rest<{ ticket: string; path: string }>('POST', `/api/runs/${runId}/stages/work/live-view/tickets`, { mode: 'view-only' });
+      const socket = new WebSocket(`ws://127.0.0.1:${apiPort}${path}?ticket=${ticket}`);
+      const received: Array<Record<string, unknown>> = [];
+      const closeCodes: number[] = [];
+      socket.on('close', (code) => closeCodes.push(code));
+      socket.on('message', (data, isBinary) => {
+        if (!isBinary) received.push(JSON.parse(String(data)) as Record<string, unknown>);
+      });
+      try {
+        await waitFor('ready on the direct socket', async () => received.some((m) => m['type'] === 'ready'));
+        expect(received[0]).toMatchObject({ type: 'ready', mode: 'view-only', runId, stageId: 'work' });
+        socket.send(JSON.stringify({ type: 'mouse', action: 'click', x: 0.5, y: 0.5 }));
+        await waitFor('the relay to refuse the input', async () => received.some((m) => m['type'] === 'error'));
+        expect(received.find((m) => m['type'] === 'error')).toMatchObject({ code: 'input_refused' });
+
+        // The stage ends: the relay ends the view, and the console says so over the last picture.
+        site.finishWatch();
+        await view
+          .getByTestId('live-view-status')
+          .filter({ hasText: 'The stage has ended, so its live view is closed.' })
+          .waitFor({ timeout: 60_000 })
+          .catch(async (error: Error) => {
+            const run = await rest<unknown>('GET', `/api/runs/${runId}`);
+            throw new Error(`${error.message}; the run is ${JSON.stringify(run)}; the relay said ${JSON.stringify(sent.received)}; directly ${JSON.stringify(received)}`);
+          });
+        expect(await view.getAttribute('data-phase')).toBe('ended');
+        await waitFor('the stage to succeed', async () => (await stageState(runId, 'work')) === 'success');
+        await waitFor('the console\'s socket to close', async () => sent.sockets.length === 1 && sent.sockets[0].closed);
+        // The relay ends every view of the stage: with stage-ended, or tab-closed when browser-host's closing of the
+        // stage's tab reaches it first (docs/live-view.md, "When a view ends").
+        await waitFor('the direct socket to close', async () => socket.readyState === WebSocket.CLOSED);
+        expect(closeCodes).toEqual([LIVE_VIEW_CLOSE_CODES.ended]);
+        expect(['stage-ended', 'tab-closed']).toContain(received.find((m) => m['type'] === 'ended')?.['reason']);
+      } finally {
+        socket.terminate();
+      }
+      expect(sent.messages).toEqual([]);
+      // The ended view stays until the operator closes it; then the stage, no longer running, offers no Watch browser.
+      expect(await watchButton.textContent()).toBe('Stop watching');
+      await watchButton.click();
+      await view.waitFor({ state: 'detached' });
+      await watchButton.waitFor({ state: 'hidden' });
+    } finally {
+      site.finishWatch();
+      await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
     }
     expect(pageErrors).toEqual([]);
   });

@@ -3,8 +3,10 @@ export type { GrantListener, ProfileLeasesOptions, RedisConnector } from './lib/
 export { LeasesModule } from './lib/leases.module';
 export type { LeasesModuleOptions } from './lib/leases.module';
 export { waitingReason } from './lib/lease-rules';
+export { checkHolderExpiry, isCheckHolder } from './lib/check-holder';
 export type {
   AcquireOutcome,
+  CheckHoldOutcome,
   GrantVia,
   LeaseGrant,
   LeaseHolder,

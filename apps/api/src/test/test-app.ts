@@ -51,6 +51,7 @@ export interface TestAppOptions {
   events?: Partial<EventsOptions>;
   /** Where the live-view WebSockets are forwarded. @defaultValue a port nothing listens on */
   liveViewUrl?: string;
+  browserHostUrl?: string;
   /** Stand-ins for the live-view lib's Redis-backed providers (tickets, the session registry). */
   liveView?: { tickets?: unknown; directory?: unknown };
   /** Listen on a free loopback port (needed for WebSocket tests). */
@@ -59,7 +60,7 @@ export interface TestAppOptions {
   artifactsRoot?: string;
 }
 
-export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'artifactsRoot' | 'liveViewUrl'> = {}): ApiConfig {
+export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitBytes' | 'consoleDir' | 'artifactsRoot' | 'liveViewUrl' | 'browserHostUrl'> = {}): ApiConfig {
   return {
     host: '127.0.0.1',
     port: 0,
@@ -67,6 +68,7 @@ export function testConfig(options: Pick<TestAppOptions, 'token' | 'bodyLimitByt
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     consoleDir: options.consoleDir,
     liveViewUrl: options.liveViewUrl ?? 'http://127.0.0.1:1',
+    browserHostUrl: options.browserHostUrl ?? 'http://127.0.0.1:1',
     redis: { url: 'redis://127.0.0.1:1', prefix: 'sft:' },
     logLevel: 'error',
     home: '/nonexistent',

@@ -47,6 +47,15 @@ export interface PipelineSummary {
 export interface LeaseParty {
   runId: string;
   since: string;
+  /** A holder that is a profile's "Check now", not a run. */
+  check?: true;
+}
+
+/** A profile's last "Check now" (`POST /api/profiles/:name/check` answers the same). */
+export interface ProfileCheckView {
+  loggedIn: boolean;
+  url: string;
+  checkedAt: string;
 }
 
 /** `GET /api/profiles` item. */
@@ -55,12 +64,16 @@ export interface ProfileView {
   scope: string;
   createdAt: string;
   lease: { holder?: LeaseParty; waiters: LeaseParty[] };
+  /** The default login check (a pipeline's `browser.check` fields), when one is set. */
+  check?: { url: string; logged_out_url?: string; selector?: string; cookie?: string };
+  lastCheck?: ProfileCheckView;
 }
 
 export const AUDIT_RECORD_TYPES = [
   'profile_created',
   'profile_used',
   'profile_deleted',
+  'profile_checked',
   'navigation_outside_allowlist',
   'allowlist_unverified',
 ] as const;
@@ -75,6 +88,8 @@ export interface AuditRecord {
   stageId?: string;
   host?: string;
   reason?: string;
+  /** `profile_checked`: the verdict. */
+  result?: 'logged_in' | 'logged_out';
 }
 
 export interface AuditPage {

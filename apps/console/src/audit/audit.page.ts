@@ -86,7 +86,7 @@ export function createAuditPage(ctx: AppContext, query: Record<string, string>):
       h(
         'thead',
         null,
-        h('tr', null, h('th', null, 'At'), h('th', null, 'Type'), h('th', null, 'Profile'), h('th', null, 'Scope'), h('th', null, 'Run'), h('th', null, 'Stage'), h('th', null, 'Host / reason')),
+        h('tr', null, h('th', null, 'At'), h('th', null, 'Type'), h('th', null, 'Profile'), h('th', null, 'Scope'), h('th', null, 'Run'), h('th', null, 'Stage'), h('th', null, 'Detail')),
       ),
       body,
     ),
@@ -107,6 +107,6 @@ function row(r: AuditRecord): HTMLElement {
     h('td', null, r.scope),
     h('td', null, r.runId ? h('a', { href: runHref(r.runId) }, r.runId) : ''),
     h('td', null, r.stageId ?? ''),
-    h('td', null, r.host ?? r.reason ?? ''),
+    h('td', null, r.host ?? r.reason ?? r.result ?? ''),
   );
 }

@@ -1,70 +1,49 @@
 /**
- * The live-view wire protocol as the console speaks it.
+ * The live-view wire protocol as the console speaks it. The message types,
+ * limits and close codes are the relay's own (`libs/contracts/src/lib/live-view.ts`,
+ * described in docs/live-view.md); this file checks what arrives before the view
+ * acts on it, and checks the ticket the api hands out.
  *
- * Written against the shape agreed for the live-view relay, whose contracts
- * (`libs/contracts/src/lib/live-view.ts`) are not merged yet: when they are,
- * these types should come from there and the parser below should check the
- * same rules. Everything the console knows about the protocol is in this
- * folder.
- *
- * - Ticket: `POST /api/runs/:run/stages/:stage/live-view/tickets` with
- *   `{mode}` answers `{ticket, expiresAt, path}`; the WebSocket opens on
+ * - Ticket: `POST /api/runs/:run/stages/:stage/live-view/tickets` with `{mode}`
+ *   answers `{ticket, mode, expiresAt, path}`; the WebSocket opens on
  *   `path?ticket=…` on the console's own origin.
- * - Server → console: binary messages are JPEG frames; text messages are the
- *   JSON messages below.
- * - Console → server: the JSON messages below. Coordinates are CSS pixels of
- *   the frame (`deviceWidth` × `deviceHeight` of the last `frame-meta`).
+ * - Relay → console: binary messages are JPEG pictures; text messages are
+ *   {@link LiveViewServerMessage}s.
+ * - Console → relay: {@link LiveViewClientMessage}s (built in `input-events.ts`).
+ *   Coordinates are fractions (0..1) of the picture as shown.
  */
+import {
+  LIVE_VIEW_TICKET_PATTERN,
+  liveViewPath,
+  type LiveViewDialogKind,
+  type LiveViewDialogMessage,
+  type LiveViewEndReason,
+  type LiveViewMode,
+  type LiveViewServerMessage,
+  type LiveViewTicket,
+} from '@stageflow/contracts';
 
-export type LiveViewMode = 'interactive' | 'view-only';
+export type {
+  LiveViewClientMessage,
+  LiveViewDialogMessage,
+  LiveViewFrameMetaMessage,
+  LiveViewMode,
+  LiveViewModifier,
+  LiveViewMouseButton,
+  LiveViewServerMessage,
+  LiveViewTicket,
+} from '@stageflow/contracts';
 
-export interface LiveViewTicket {
-  ticket: string;
-  expiresAt: string;
-  path: string;
-}
+const DIALOG_KINDS: readonly LiveViewDialogKind[] = ['alert', 'confirm', 'prompt', 'beforeunload'];
+const DIALOG_OUTCOMES = ['accepted', 'dismissed', 'timed-out', 'answered-elsewhere'] as const;
+const END_REASONS: readonly LiveViewEndReason[] = ['gate-answered', 'stage-ended', 'run-ended', 'tab-closed', 'browser-gone', 'relay-stopping'];
 
-export type DialogType = 'alert' | 'confirm' | 'prompt' | 'beforeunload';
-
-export interface FrameMeta {
-  type: 'frame-meta';
-  deviceWidth: number;
-  deviceHeight: number;
-  offsetTop: number;
-  pageScaleFactor: number;
-}
-
-export interface DialogMessage {
-  type: 'dialog';
-  dialogType: DialogType;
-  message: string;
-  defaultPrompt?: string;
-  /** Who must answer (a view-only viewer sees it and cannot answer). */
-  waitingFor?: string;
-}
-
-export type LiveViewServerMessage =
-  | FrameMeta
-  | { type: 'url'; url: string }
-  | DialogMessage
-  | { type: 'dialog-closed'; reason?: string }
-  | { type: 'popup'; following: boolean }
-  | { type: 'ended'; reason: string }
-  | { type: 'error'; code: string; message: string };
-
-export type MouseButton = 'left' | 'right' | 'middle';
-
-export type LiveViewClientMessage =
-  | { type: 'mouse'; action: 'down' | 'up' | 'move' | 'click' | 'dblclick'; x: number; y: number; button: MouseButton; modifiers: number }
-  | { type: 'wheel'; x: number; y: number; deltaX: number; deltaY: number }
-  | { type: 'key'; action: 'down' | 'up'; key: string; code: string; modifiers: number }
-  | { type: 'text'; text: string }
-  | { type: 'dialog'; accept: boolean; promptText?: string }
-  | { type: 'reopen' };
-
-const DIALOG_TYPES: readonly string[] = ['alert', 'confirm', 'prompt', 'beforeunload'];
-
-/** A text message from the relay, checked before the view acts on it; undefined for anything else. */
+/**
+ * A text message from the relay, checked field by field against the contract;
+ * `undefined` for anything else (not JSON, an unknown type, a missing or
+ * mistyped field). Only the contract's fields are kept, so nothing else the
+ * message carried can reach the page.
+ */
 export function parseLiveViewMessage(text: string): LiveViewServerMessage | undefined {
   let v: unknown;
   try {
@@ -77,34 +56,71 @@ export function parseLiveViewMessage(text: string): LiveViewServerMessage | unde
   const str = (k: string) => typeof m[k] === 'string';
   const optStr = (k: string) => m[k] === undefined || typeof m[k] === 'string';
   const num = (k: string) => typeof m[k] === 'number' && Number.isFinite(m[k]);
+  const int = (k: string, min: number) => Number.isInteger(m[k]) && (m[k] as number) >= min;
   switch (m['type']) {
-    case 'frame-meta':
-      return num('deviceWidth') && num('deviceHeight') && (m['deviceWidth'] as number) > 0 && (m['deviceHeight'] as number) > 0
-        ? {
-            type: 'frame-meta',
-            deviceWidth: m['deviceWidth'] as number,
-            deviceHeight: m['deviceHeight'] as number,
-            offsetTop: num('offsetTop') ? (m['offsetTop'] as number) : 0,
-            pageScaleFactor: num('pageScaleFactor') ? (m['pageScaleFactor'] as number) : 1,
-          }
-        : undefined;
+    case 'ready':
+      if (!(m['mode'] === 'interactive' || m['mode'] === 'view-only') || !str('runId') || !str('stageId') || !int('attempt', 1) || !str('url') || !num('dialogTimeoutSeconds')) {
+        return undefined;
+      }
+      return {
+        type: 'ready',
+        mode: m['mode'],
+        runId: m['runId'] as string,
+        stageId: m['stageId'] as string,
+        attempt: m['attempt'] as number,
+        url: m['url'] as string,
+        dialogTimeoutSeconds: m['dialogTimeoutSeconds'] as number,
+      };
+    case 'frame-meta': {
+      const keys = ['deviceWidth', 'deviceHeight', 'offsetTop', 'pageScaleFactor', 'scrollOffsetX', 'scrollOffsetY'] as const;
+      if (!keys.every(num) || (m['deviceWidth'] as number) <= 0 || (m['deviceHeight'] as number) <= 0 || (m['pageScaleFactor'] as number) <= 0) return undefined;
+      return {
+        type: 'frame-meta',
+        deviceWidth: m['deviceWidth'] as number,
+        deviceHeight: m['deviceHeight'] as number,
+        offsetTop: m['offsetTop'] as number,
+        pageScaleFactor: m['pageScaleFactor'] as number,
+        scrollOffsetX: m['scrollOffsetX'] as number,
+        scrollOffsetY: m['scrollOffsetY'] as number,
+      };
+    }
     case 'url':
       return str('url') ? { type: 'url', url: m['url'] as string } : undefined;
-    case 'dialog':
-      if (!DIALOG_TYPES.includes(m['dialogType'] as string) || !str('message') || !optStr('defaultPrompt') || !optStr('waitingFor')) return undefined;
-      return {
-        type: 'dialog',
-        dialogType: m['dialogType'] as DialogType,
-        message: m['message'] as string,
-        ...(m['defaultPrompt'] !== undefined ? { defaultPrompt: m['defaultPrompt'] as string } : {}),
-        ...(m['waitingFor'] !== undefined ? { waitingFor: m['waitingFor'] as string } : {}),
-      };
-    case 'dialog-closed':
-      return optStr('reason') ? (m['reason'] === undefined ? { type: 'dialog-closed' } : { type: 'dialog-closed', reason: m['reason'] as string }) : undefined;
     case 'popup':
-      return typeof m['following'] === 'boolean' ? { type: 'popup', following: m['following'] } : undefined;
+      if (!(m['action'] === 'opened' || m['action'] === 'closed') || !str('url') || !int('depth', 0)) return undefined;
+      return { type: 'popup', action: m['action'], url: m['url'] as string, depth: m['depth'] as number };
+    case 'dialog': {
+      if (!int('id', 1) || !DIALOG_KINDS.includes(m['kind'] as LiveViewDialogKind) || !str('message') || !optStr('defaultPrompt') || !str('url')) return undefined;
+      if (typeof m['canAnswer'] !== 'boolean' || typeof m['autoAccepted'] !== 'boolean' || !(m['waitsFor'] === 'operator' || m['waitsFor'] === 'nobody') || !optStr('timeoutAt')) {
+        return undefined;
+      }
+      const dialog: LiveViewDialogMessage = {
+        type: 'dialog',
+        id: m['id'] as number,
+        kind: m['kind'] as LiveViewDialogKind,
+        message: m['message'] as string,
+        url: m['url'] as string,
+        canAnswer: m['canAnswer'],
+        waitsFor: m['waitsFor'],
+        autoAccepted: m['autoAccepted'],
+      };
+      if (m['defaultPrompt'] !== undefined) dialog.defaultPrompt = m['defaultPrompt'] as string;
+      if (m['timeoutAt'] !== undefined) dialog.timeoutAt = m['timeoutAt'] as string;
+      return dialog;
+    }
+    case 'dialog-closed':
+      if (!int('id', 1) || !DIALOG_OUTCOMES.includes(m['outcome'] as (typeof DIALOG_OUTCOMES)[number]) || !optStr('message')) return undefined;
+      return {
+        type: 'dialog-closed',
+        id: m['id'] as number,
+        outcome: m['outcome'] as (typeof DIALOG_OUTCOMES)[number],
+        ...(m['message'] !== undefined ? { message: m['message'] as string } : {}),
+      };
+    case 'reopened':
+      return str('url') ? { type: 'reopened', url: m['url'] as string } : undefined;
     case 'ended':
-      return str('reason') ? { type: 'ended', reason: m['reason'] as string } : undefined;
+      // A reason this console does not know yet still ends the view: the relay closes the socket after it.
+      return str('reason') && str('message') ? { type: 'ended', reason: m['reason'] as LiveViewEndReason, message: m['message'] as string } : undefined;
     case 'error':
       return str('code') && str('message') ? { type: 'error', code: m['code'] as string, message: m['message'] as string } : undefined;
     default:
@@ -112,16 +128,26 @@ export function parseLiveViewMessage(text: string): LiveViewServerMessage | unde
   }
 }
 
-/** The ticket answer, checked: the socket must stay on the console's own origin. */
-export function parseTicket(value: unknown): LiveViewTicket | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const t = value as Record<string, unknown>;
-  if (typeof t['ticket'] !== 'string' || !t['ticket'] || typeof t['path'] !== 'string' || typeof t['expiresAt'] !== 'string') return undefined;
-  if (!t['path'].startsWith('/') || t['path'].startsWith('//') || /[\s\\?#]/.test(t['path'])) return undefined;
-  return { ticket: t['ticket'], path: t['path'], expiresAt: t['expiresAt'] };
+/** Whether an `ended` reason is one the contract names (others are shown with the relay's message all the same). */
+export function isKnownEndReason(reason: string): reason is LiveViewEndReason {
+  return END_REASONS.includes(reason as LiveViewEndReason);
 }
 
-/** `ws://<this host><path>?ticket=…`. */
+/**
+ * The ticket answer, checked: a ticket of the contract's shape, of the mode asked
+ * for, whose path is the stage's own live-view path. So the socket stays on the
+ * console's own origin and on the stage the operator opened.
+ */
+export function parseTicket(value: unknown, expected: { runId: string; stageId: string; mode: LiveViewMode }): LiveViewTicket | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const t = value as Record<string, unknown>;
+  if (typeof t['ticket'] !== 'string' || !LIVE_VIEW_TICKET_PATTERN.test(t['ticket'])) return undefined;
+  if (t['mode'] !== expected.mode || typeof t['expiresAt'] !== 'string') return undefined;
+  if (t['path'] !== liveViewPath(expected.runId, expected.stageId)) return undefined;
+  return { ticket: t['ticket'], mode: expected.mode, expiresAt: t['expiresAt'], path: t['path'] };
+}
+
+/** `ws(s)://<this host><path>?ticket=…`. */
 export function liveViewSocketUrl(ticket: LiveViewTicket, loc: Pick<Location, 'protocol' | 'host'>): string {
   return `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}${ticket.path}?ticket=${encodeURIComponent(ticket.ticket)}`;
 }

@@ -1,94 +1,112 @@
-import type { DialogMessage, FrameMeta, LiveViewServerMessage } from './live-view.protocol';
+import { DIALOG_TIMED_OUT_TEXT, type LiveViewDialogMessage, type LiveViewFrameMetaMessage, type LiveViewServerMessage } from '@stageflow/contracts';
+import { isKnownEndReason } from './live-view.protocol';
 
 export type LiveViewPhase =
   /** Asking for a ticket, opening the socket. */
   | 'connecting'
-  /** Frames are flowing (or the page is idle). */
+  /** The relay said `ready`: pictures flow (or the page is idle). */
   | 'live'
-  /** The server ended it (the gate was answered, the stage ended, …). */
+  /** The view is over: the relay ended it (gate answered, stage or run ended, …) or the console closed it. */
   | 'ended'
   /** The socket closed without an `ended`: the operator may reconnect. */
   | 'disconnected'
   /** This api offers no live view (no ticket route). */
   | 'unavailable'
-  /** The ticket was refused, or the server reported an error. */
+  /** The ticket or the socket was refused. */
   | 'failed';
 
-export const DIALOG_TIMEOUT_TEXT = 'The page dialog was dismissed after waiting too long.';
+export { DIALOG_TIMED_OUT_TEXT };
 
 export interface LiveViewState {
   phase: LiveViewPhase;
-  /** The page address, as the relay last reported it. */
+  /** The address of the page shown, as the relay last reported it. */
   url?: string;
-  meta?: FrameMeta;
-  /** The dialog open in the page now. */
-  dialog?: DialogMessage;
-  /** A line shown over the picture for a few seconds (a closed dialog, an auto-accepted alert). */
+  meta?: LiveViewFrameMetaMessage;
+  /** The page dialog shown over the picture (an auto-accepted one too, without buttons). */
+  dialog?: LiveViewDialogMessage;
+  /** A line shown over the picture for a few seconds (a timed-out dialog, a closed popup, a reopened tab). */
   notice?: string;
-  /** The view follows a popup the page opened. */
-  followingPopup: boolean;
+  /** The last error the relay reported; shown for a few seconds, the view goes on. */
+  error?: { code: string; message: string };
+  /** How many popups deep the view is (0: the stage's own tab), and the popup's address. */
+  popupDepth: number;
+  popupUrl?: string;
   /** Why it ended, or what failed, in words. */
   detail?: string;
+  /** The relay's `ended` reason (or `closed` when the console closed it). */
+  endReason?: string;
   framesSeen: number;
 }
 
 export function initialLiveViewState(): LiveViewState {
-  return { phase: 'connecting', followingPopup: false, framesSeen: 0 };
+  return { phase: 'connecting', popupDepth: 0, framesSeen: 0 };
 }
 
 /**
  * A relay message applied to the view's state. Pure; timers (hiding a
- * notice, clearing an alert) belong to the view.
+ * notice or an error) belong to the view.
  */
 export function applyLiveViewMessage(state: LiveViewState, msg: LiveViewServerMessage): LiveViewState {
+  if (state.phase === 'ended') return state;
   switch (msg.type) {
+    case 'ready':
+      return { ...state, phase: 'live', url: msg.url };
     case 'frame-meta':
       return { ...state, meta: msg };
     case 'url':
-      return { ...state, url: msg.url };
+      // A popup is often announced before it has loaded its address: the view's next address is the popup's.
+      return { ...state, url: msg.url, popupUrl: state.popupDepth > 0 ? msg.url : state.popupUrl };
+    case 'popup':
+      return msg.action === 'opened'
+        ? { ...state, popupDepth: msg.depth, popupUrl: msg.url || undefined, notice: undefined }
+        : {
+            ...state,
+            popupDepth: msg.depth,
+            popupUrl: msg.depth > 0 ? msg.url : undefined,
+            notice: msg.depth > 0 ? undefined : 'The popup closed: the view is back on the page that opened it.',
+          };
     case 'dialog':
-      // alert and beforeunload are accepted by agent-browser within milliseconds:
-      // they are shown as a notice, without buttons.
-      if (msg.dialogType === 'alert' || msg.dialogType === 'beforeunload') {
-        return { ...state, dialog: undefined, notice: dialogNotice(msg) };
-      }
       return { ...state, dialog: msg, notice: undefined };
     case 'dialog-closed':
+      if (state.dialog?.id !== msg.id) return msg.outcome === 'timed-out' ? { ...state, notice: msg.message ?? DIALOG_TIMED_OUT_TEXT } : state;
+      return { ...state, dialog: undefined, notice: msg.outcome === 'timed-out' ? (msg.message ?? DIALOG_TIMED_OUT_TEXT) : state.notice };
+    case 'reopened':
       return {
         ...state,
+        url: msg.url,
         dialog: undefined,
-        notice: msg.reason === 'timeout' ? DIALOG_TIMEOUT_TEXT : state.notice,
+        popupDepth: 0,
+        popupUrl: undefined,
+        notice: 'The view moved to a fresh tab of the same browser.',
       };
-    case 'popup':
-      return { ...state, followingPopup: msg.following };
     case 'ended':
-      return { ...state, phase: 'ended', dialog: undefined, detail: endedText(msg.reason) };
+      return { ...state, phase: 'ended', dialog: undefined, endReason: msg.reason, detail: endedText(msg.reason, msg.message) };
     case 'error':
-      return { ...state, phase: state.phase === 'ended' ? 'ended' : 'failed', detail: `${msg.message} (${msg.code})` };
+      return { ...state, error: { code: msg.code, message: msg.message } };
   }
 }
 
-/** A frame arrived: the view is live. */
+/** A picture arrived. */
 export function frameArrived(state: LiveViewState): LiveViewState {
-  return { ...state, phase: state.phase === 'connecting' || state.phase === 'live' ? 'live' : state.phase, framesSeen: state.framesSeen + 1 };
+  return { ...state, framesSeen: state.framesSeen + 1 };
 }
 
-function dialogNotice(msg: DialogMessage): string {
-  const what = msg.dialogType === 'alert' ? 'The page showed an alert' : 'The page asked before leaving';
-  return msg.message ? `${what}: ${msg.message}` : `${what}.`;
+/**
+ * The console closed the view itself (the gate was answered here, the stage ended).
+ * A view the relay ended already keeps the relay's words, except `tab-closed`:
+ * browser-host closes a stage's tab as the stage ends and the relay may see the
+ * tab go before the stage's end, and the console's reason is then the truer one.
+ */
+export function closedByConsole(state: LiveViewState, detail: string): LiveViewState {
+  if (state.phase === 'ended') return state.endReason === 'tab-closed' ? { ...state, detail } : state;
+  return { ...state, phase: 'ended', dialog: undefined, endReason: 'closed', detail };
 }
 
-function endedText(reason: string): string {
-  switch (reason) {
-    case 'gate_answered':
-      return 'The live view closed: the gate was answered.';
-    case 'stage_ended':
-      return 'The live view closed: the stage ended.';
-    case 'run_ended':
-      return 'The live view closed: the run ended.';
-    case 'ticket_expired':
-      return 'The live view closed: its ticket expired. Reconnect to get a new one.';
-    default:
-      return `The live view closed (${reason}).`;
-  }
+/**
+ * The relay's message is written for people; it is shown as it is. An empty
+ * one, or a reason this console does not know, still says the view closed.
+ */
+function endedText(reason: string, message: string): string {
+  if (message.trim()) return message;
+  return isKnownEndReason(reason) ? `The live view closed (${reason.replace('-', ' ')}).` : `The live view closed (${reason}).`;
 }

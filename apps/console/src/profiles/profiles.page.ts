@@ -1,13 +1,23 @@
 import { ApiError, apiPath } from '../api/api-client';
-import type { ProfileView } from '../api/api.types';
+import type { ProfileCheckView, ProfileView } from '../api/api.types';
 import { h, replaceChildren } from '../dom/h';
 import { formatTime } from '../format/format';
 import { runHref } from '../router/routes';
 import { errorBox } from '../shell/errors.view';
 import type { AppContext, Page } from '../shell/page';
+import { checkCell, checkFailure, type CheckProgress } from './profile-check';
 
 /** The profile name rule (docs/profiles.md), checked before asking the api. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The console's existing badge colours for each state of the "Last check" cell. */
+const CHECK_CLASS = {
+  logged_in: 'badge state-success',
+  logged_out: 'badge state-failed',
+  checking: 'badge state-running',
+  never: 'muted',
+  failed: 'error-text',
+} as const;
 
 /** Leases change when runs end; the browser host releases them a moment later, without an event. */
 const POLL_MS = 10_000;
@@ -16,8 +26,8 @@ const POLL_MS = 10_000;
  * `/profiles`: the Host's browser profiles with the run holding each and the
  * runs waiting; create and delete. Deleting a profile in use is refused by
  * the api (409 `profile_leased`): the refusal is shown with the runs it names.
- * There is no "check now": the api has no route that checks a profile's login
- * on demand (a run's login check stage does it).
+ * "Check now" runs the profile's stored login check (`POST /api/profiles/:name/check`)
+ * and shows the result, or the refusal (e.g. held by a run), in the profile's row.
  */
 export function createProfilesPage(ctx: AppContext): Page {
   const errors = errorBox();
@@ -25,11 +35,16 @@ export function createProfilesPage(ctx: AppContext): Page {
   const empty = h('p', { class: 'muted', hidden: true }, 'No profiles yet. Create one below, or let a run create it at its first login.');
   const name = h('input', { name: 'name', required: true, maxlength: 64, pattern: PROFILE_NAME.source, 'aria-label': 'Profile name', placeholder: 'work' });
   let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+  /** "Check now" per profile: running, or its last failure; kept across the reloads that redraw the rows. */
+  const checks = new Map<string, CheckProgress>();
+  let shown: ProfileView[] = [];
 
   const load = async () => {
     try {
       const profiles = await ctx.api.get<ProfileView[]>(apiPath('profiles'));
       empty.hidden = profiles.length > 0;
+      shown = profiles;
       replaceChildren(body, profiles.map(row));
     } catch (error) {
       errors.show(error);
@@ -44,7 +59,15 @@ export function createProfilesPage(ctx: AppContext): Page {
       h('td', null, p.name),
       h('td', null, p.scope),
       h('td', { title: p.createdAt }, formatTime(p.createdAt)),
-      h('td', { 'data-testid': 'holder' }, holder ? [h('a', { href: runHref(holder.runId) }, holder.runId), h('span', { class: 'muted' }, ` since ${formatTime(holder.since)}`)] : h('span', { class: 'muted' }, 'free')),
+      h(
+        'td',
+        { 'data-testid': 'holder' },
+        holder?.check
+          ? h('span', { class: 'muted' }, `a login check, since ${formatTime(holder.since)}`)
+          : holder
+            ? [h('a', { href: runHref(holder.runId) }, holder.runId), h('span', { class: 'muted' }, ` since ${formatTime(holder.since)}`)]
+            : h('span', { class: 'muted' }, 'free'),
+      ),
       h(
         'td',
         null,
@@ -56,8 +79,56 @@ export function createProfilesPage(ctx: AppContext): Page {
               p.lease.waiters.map((w) => h('li', null, h('a', { href: runHref(w.runId) }, w.runId), h('span', { class: 'muted' }, ` since ${formatTime(w.since)}`))),
             ),
       ),
-      h('td', null, h('button', { type: 'button', class: 'danger', on: { click: () => void remove(p.name) } }, 'Delete')),
+      lastCheckCell(p),
+      h(
+        'td',
+        { class: 'buttons' },
+        h(
+          'button',
+          {
+            type: 'button',
+            'data-testid': `profile-check-${p.name}`,
+            disabled: checks.get(p.name)?.running === true,
+            title: p.check ? `Opens ${p.check.url} with this profile (headless) and judges the login` : 'No login check is set for this profile yet',
+            on: { click: () => void checkNow(p.name) },
+          },
+          'Check now',
+        ),
+        h('button', { type: 'button', class: 'danger', on: { click: () => void remove(p.name) } }, 'Delete'),
+      ),
     );
+  };
+
+  const lastCheckCell = (p: ProfileView): HTMLElement => {
+    const cell = checkCell(p.lastCheck, checks.get(p.name));
+    return h(
+      'td',
+      { 'data-testid': `profile-check-result-${p.name}`, 'data-state': cell.state, role: cell.state === 'failed' ? 'status' : null, title: cell.url ?? null },
+      h('span', { class: CHECK_CLASS[cell.state] }, cell.text),
+      cell.at ? h('span', { class: 'muted' }, ` at ${formatTime(cell.at)}`) : null,
+    );
+  };
+
+  /** Redraws one row from what the page last read, without asking the api. */
+  const redraw = (profile: string, lastCheck?: ProfileCheckView) => {
+    shown = shown.map((p) => (p.name === profile && lastCheck ? { ...p, lastCheck } : p));
+    replaceChildren(body, shown.map(row));
+  };
+
+  const checkNow = async (profile: string) => {
+    errors.clear();
+    checks.set(profile, { running: true });
+    redraw(profile);
+    try {
+      const result = await ctx.api.post<ProfileCheckView>(apiPath('profiles', profile, 'check'), {});
+      checks.delete(profile);
+      redraw(profile, result);
+    } catch (error) {
+      checks.set(profile, { running: false, error: checkFailure(error) });
+      redraw(profile);
+      errors.show(error, ...leaseDetails(error));
+    }
+    if (!disposed) await load();
   };
 
   const remove = async (profile: string) => {
@@ -97,12 +168,17 @@ export function createProfilesPage(ctx: AppContext): Page {
       h(
         'table',
         { 'data-testid': 'profiles-table' },
-        h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Scope'), h('th', null, 'Created'), h('th', null, 'Held by'), h('th', null, 'Waiting'), h('th'))),
+        h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Scope'), h('th', null, 'Created'), h('th', null, 'Held by'), h('th', null, 'Waiting'), h('th', null, 'Last check'), h('th'))),
         body,
       ),
       empty,
       h('div', { class: 'buttons' }, h('button', { type: 'button', on: { click: () => void load() } }, 'Refresh')),
-      h('p', { class: 'muted' }, 'Checking whether a profile is still logged in is done by a run’s login check stage; the api has no “check now” route yet, so this page offers none.'),
+      h(
+        'p',
+        { class: 'muted' },
+        '“Check now” opens the profile’s login check page in a headless browser and says whether it is still logged in; ' +
+          'it is refused while a run holds the profile. Set a profile’s check with PUT /api/profiles/<name>/check.',
+      ),
     ),
     h(
       'form',
@@ -137,6 +213,7 @@ export function createProfilesPage(ctx: AppContext): Page {
     title: 'Profiles',
     element,
     dispose: () => {
+      disposed = true;
       unsubscribe();
       clearInterval(poll);
       clearTimeout(refreshTimer);

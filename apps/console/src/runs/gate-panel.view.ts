@@ -32,6 +32,10 @@ export class GatePanelView {
         const body = note.value.trim() ? { decision, note: note.value.trim() } : { decision };
         await this.api.post(apiPath('runs', stage.runId, 'stages', stage.id, 'gate'), body);
         setText(this.status, decision === 'accept' ? 'Accepted.' : 'Rejected.');
+        // The relay ends the interactive view too (gate-answered); closing it here stops input at once.
+        this.liveView?.end(
+          decision === 'accept' ? 'The gate was accepted, so this live view is closed. The Host now checks the login.' : 'The gate was rejected, so this live view is closed.',
+        );
       } catch (error) {
         setText(this.status, '');
         errors.show(error);
@@ -39,8 +43,8 @@ export class GatePanelView {
       }
     };
     this.buttons = [
-      h('button', { type: 'button', class: 'primary', 'data-action': 'accept', on: { click: () => void answer('accept') } }, 'Accept'),
-      h('button', { type: 'button', class: 'danger', 'data-action': 'reject', on: { click: () => void answer('reject') } }, 'Reject'),
+      h('button', { type: 'button', class: 'primary', 'data-action': 'accept', 'data-testid': 'gate-accept', on: { click: () => void answer('accept') } }, 'Accept'),
+      h('button', { type: 'button', class: 'danger', 'data-action': 'reject', 'data-testid': 'gate-reject', on: { click: () => void answer('reject') } }, 'Reject'),
     ];
     const login = isLoginGate(stage);
     if (login) this.liveView = createLiveView({ api, runId: stage.runId, stageId: stage.id, mode: 'interactive' });

@@ -37,7 +37,7 @@ export class StageCardView {
     private readonly api: ApiClient,
   ) {
     this.stage = stage;
-    this.watchButton = h('button', { type: 'button', on: { click: () => this.toggleWatch() } }, 'Watch browser');
+    this.watchButton = h('button', { type: 'button', 'data-testid': `watch-browser-${stage.id}`, on: { click: () => this.toggleWatch() } }, 'Watch browser');
     this.logs = h('details', { class: 'logs', open: ['running', 'failed', 'timed_out'].includes(stage.state) }, this.logSummary, this.log);
     this.envelope = h('details', { class: 'envelope' }, this.envelopeSummary, this.envelopeBody);
     this.element = h(
@@ -76,8 +76,10 @@ export class StageCardView {
     const answer = stage.gate?.answer;
     setText(this.answer, answer ? `${answer.decision === 'accept' ? 'Accepted' : 'Rejected'}${answer.note ? `: ${answer.note}` : ''}` : '');
     this.answer.hidden = !answer;
+    // The relay ends the view when the stage ends (stage-ended); if the console learns it first, it ends the view
+    // itself. Either way the last picture stays, with the reason, until the operator closes it.
+    if (this.watch && isTerminalStageState(stage.state)) this.watch.end('The stage has ended, so its live view is closed.');
     this.watchButton.hidden = !canWatchBrowser(stage) && !this.watch;
-    if (this.watch && isTerminalStageState(stage.state)) this.stopWatching('The stage ended; the browser view closed.');
     this.renderLog(stage);
     this.renderEnvelope(stage);
   }
@@ -146,10 +148,10 @@ export class StageCardView {
     this.watchButton.hidden = false;
   }
 
-  private stopWatching(message?: string): void {
+  private stopWatching(): void {
     this.watch?.dispose();
     this.watch = undefined;
-    replaceChildren(this.watchBox, message && h('p', { class: 'muted' }, message));
+    replaceChildren(this.watchBox);
     setText(this.watchButton, 'Watch browser');
     this.watchButton.hidden = !canWatchBrowser(this.stage);
   }

@@ -1,27 +1,28 @@
 import { DIALOG_TIMED_OUT_TEXT, LIVE_VIEW_CLOSE_CODES, RedisKeys, type StageSession } from '@stageflow/contracts';
 import { ProfileLeases } from '@stageflow/leases';
 import { testRedisUrl } from '@stageflow/testing';
-import Redis from 'ioredis';
-import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import request from 'supertest';
 import WebSocket from 'ws';
 import {
   closeTarget,
-  freePort,
+  deleteStackKeys,
   isJpeg,
+  issueTicket,
   killChromiumOf,
+  liveViewUrl,
+  openStageSession,
   PageProbe,
   pagesOf,
   removeStack,
-  spawnService,
   stackDirs,
-  stackEnv,
+  startLiveViewServices,
   startSite,
-  stop,
   ViewerClient,
   waitFor,
+  type IssuedTicket,
+  type LiveViewServices,
   type Site,
   type Stack,
 } from '../testing/live-view.harness';
@@ -49,9 +50,9 @@ stages:
 `;
 
 let stack: Stack;
-const services: ChildProcess[] = [];
+let services: LiveViewServices | undefined;
 let hostUrl: string;
-let apiPort: number;
+let apiUrl: string;
 let http: ReturnType<typeof request>;
 let site: Site;
 let leases: ProfileLeases;
@@ -65,19 +66,9 @@ const probes: PageProbe[] = [];
 beforeAll(async () => {
   stack = await stackDirs(`browser:\n  dialog_timeout_seconds: ${DIALOG_TIMEOUT_SECONDS}\n`);
   site = await startSite();
-  const env = stackEnv(stack, testRedisUrl());
-  const [hostPort, relayPort] = [await freePort(), await freePort()];
-  apiPort = await freePort();
-  hostUrl = `http://127.0.0.1:${hostPort}`;
-  // One at a time: three TypeScript boots at once starve a small machine.
-  services.push(await spawnService('browser-host', { ...env, STAGEFLOW_BROWSER_HOST_PORT: String(hostPort) }, `${hostUrl}/health`, join(stack.root, 'browser-host.log')));
-  services.push(
-    await spawnService('live-view-relay', { ...env, STAGEFLOW_RELAY_PORT: String(relayPort), STAGEFLOW_BROWSER_HOST_URL: hostUrl }, `http://127.0.0.1:${relayPort}/health`, join(stack.root, 'relay.log')),
-  );
-  services.push(
-    await spawnService('api', { ...env, STAGEFLOW_API_PORT: String(apiPort), STAGEFLOW_LIVE_VIEW_URL: `http://127.0.0.1:${relayPort}` }, `http://127.0.0.1:${apiPort}/api/health`, join(stack.root, 'api.log')),
-  );
-  http = request(`http://127.0.0.1:${apiPort}`);
+  services = await startLiveViewServices(stack, testRedisUrl());
+  ({ hostUrl, apiUrl } = services);
+  http = request(apiUrl);
 
   leases = new ProfileLeases({ redis: testRedisUrl(), keys: new RedisKeys(stack.prefix) });
   runId = (await http.post('/api/runs').send({ yaml: PIPELINE }).expect(201)).body.id;
@@ -89,26 +80,17 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const viewer of viewers) viewer.close();
   for (const probe of probes) await probe.close().catch(() => undefined);
-  for (const service of services.reverse()) await stop(service);
+  await services?.stop();
   await killChromiumOf(stack.hostId);
   await leases?.close();
   await site?.close();
-  const redis = new Redis(testRedisUrl());
-  const keys = await redis.keys(`${stack.prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await deleteStackKeys(stack, testRedisUrl());
   await removeStack(stack);
 });
 
 /** A stage session (its own tab in the run's browser), as the runner would open it. */
-async function openSession(stageId: string): Promise<StageSession> {
-  const res = await fetch(`${hostUrl}/internal/sessions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ runId, stageId, attempt: 1, profile: 'p1', leaseToken, headed: false, allowDomains: [] }),
-  });
-  if (res.status !== 201) throw new Error(`browser-host answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as StageSession;
+function openSession(stageId: string): Promise<StageSession> {
+  return openStageSession(hostUrl, { runId, stageId, profile: 'p1', leaseToken });
 }
 
 async function probe(session: StageSession, targetId = session.targetId): Promise<PageProbe> {
@@ -117,14 +99,14 @@ async function probe(session: StageSession, targetId = session.targetId): Promis
   return p;
 }
 
-async function ticket(stageId: string, mode?: 'interactive' | 'view-only'): Promise<{ ticket: string; path: string; mode: string }> {
-  const body = (await http.post(`/api/runs/${runId}/stages/${stageId}/live-view/tickets`).send(mode ? { mode } : {}).expect(201)).body;
+async function ticket(stageId: string, mode?: 'interactive' | 'view-only'): Promise<IssuedTicket> {
+  const body = await issueTicket(apiUrl, runId, stageId, mode);
   issued.push(body.ticket);
   return body;
 }
 
 function wsUrl(path: string, t: string): string {
-  return `ws://127.0.0.1:${apiPort}${path}?ticket=${t}`;
+  return liveViewUrl(apiUrl, path, t);
 }
 
 /** A viewer through the api, as the console connects. */

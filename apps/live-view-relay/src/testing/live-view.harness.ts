@@ -1,5 +1,7 @@
 import { waitFor } from '@stageflow/testing';
 import { CdpConnection } from '@stageflow/cdp';
+import type { StageSession } from '@stageflow/contracts';
+import Redis from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 
 /**
@@ -60,18 +63,135 @@ export function stackEnv(stack: Stack, redisUrl: string): Record<string, string>
 /**
  * A service as its own process (`apps/<app>/src/main.ts`; apps never import each
  * other), its log lines (stdout and stderr) in `logFile`, once `healthPath` answers 200.
+ * If it does not (it exits, the wait times out, or `signal` aborts), it is stopped and
+ * the error thrown: no process outlives a failed start.
  */
-export async function spawnService(app: string, env: Record<string, string>, healthUrl: string, logFile: string): Promise<ChildProcess> {
+export async function spawnService(app: string, env: Record<string, string>, healthUrl: string, logFile: string, signal?: AbortSignal): Promise<ChildProcess> {
+  signal?.throwIfAborted();
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, ['-r', '@swc-node/register', `apps/${app}/src/main.ts`], { cwd: process.cwd(), env, stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${app} exited (${code}) before it answered; see ${logFile}`))));
   exited.catch(() => undefined);
-  await Promise.race([
-    waitFor(`${app} to answer ${healthUrl}`, async () => (await fetch(healthUrl).catch(() => undefined))?.status === 200, 120_000),
-    exited,
-  ]);
+  const aborted = new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  aborted.catch(() => undefined);
+  try {
+    await Promise.race([
+      waitFor(`${app} to answer ${healthUrl}`, async () => (await fetch(healthUrl).catch(() => undefined))?.status === 200, 120_000),
+      exited,
+      aborted,
+    ]);
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
   return child;
+}
+
+/** The three services a live view goes through, each its own process, on free loopback ports. */
+export interface LiveViewServices {
+  hostUrl: string;
+  relayUrl: string;
+  /** The api, where tickets are issued and viewers connect. */
+  apiUrl: string;
+  apiPort: number;
+  browserHost: ChildProcess;
+  relay: ChildProcess;
+  api: ChildProcess;
+  /** Stops the api, the relay, then browser-host. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts browser-host, live-view-relay and the api (forwarding live views to that
+ * relay) with the stack's environment plus `env`; their logs go to
+ * `<root>/browser-host.log`, `relay.log` and `api.log`. One at a time: three
+ * TypeScript boots at once starve a small machine. If one fails to start (or `signal`
+ * aborts), those already started are stopped before the error is thrown.
+ */
+export async function startLiveViewServices(stack: Stack, redisUrl: string, env: Record<string, string> = {}, signal?: AbortSignal): Promise<LiveViewServices> {
+  const base = { ...stackEnv(stack, redisUrl), ...env };
+  const [hostPort, relayPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const hostUrl = `http://127.0.0.1:${hostPort}`;
+  const relayUrl = `http://127.0.0.1:${relayPort}`;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const started: ChildProcess[] = [];
+  try {
+    started.push(await spawnService('browser-host', { ...base, STAGEFLOW_BROWSER_HOST_PORT: String(hostPort) }, `${hostUrl}/health`, join(stack.root, 'browser-host.log'), signal));
+    started.push(await spawnService('live-view-relay', { ...base, STAGEFLOW_RELAY_PORT: String(relayPort), STAGEFLOW_BROWSER_HOST_URL: hostUrl }, `${relayUrl}/health`, join(stack.root, 'relay.log'), signal));
+    started.push(await spawnService('api', { ...base, STAGEFLOW_API_PORT: String(apiPort), STAGEFLOW_LIVE_VIEW_URL: relayUrl }, `${apiUrl}/api/health`, join(stack.root, 'api.log'), signal));
+  } catch (error) {
+    for (const child of started.reverse()) await stop(child);
+    throw error;
+  }
+  const [browserHost, relay, api] = started;
+  return {
+    hostUrl,
+    relayUrl,
+    apiUrl,
+    apiPort,
+    browserHost,
+    relay,
+    api,
+    stop: async () => {
+      for (const child of [api, relay, browserHost]) await stop(child);
+    },
+  };
+}
+
+/** What browser-host needs to open a stage session (the runner sends the same). */
+export interface StageSessionRequest {
+  runId: string;
+  stageId: string;
+  profile: string;
+  leaseToken: number;
+  /** @defaultValue 1 */
+  attempt?: number;
+}
+
+/** A stage session (its own tab in the run's browser), as the runner would open it. */
+export async function openStageSession(hostUrl: string, request: StageSessionRequest): Promise<StageSession> {
+  const res = await fetch(`${hostUrl}/internal/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ attempt: 1, ...request, headed: false, allowDomains: [] }),
+  });
+  if (res.status !== 201) throw new Error(`browser-host answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as StageSession;
+}
+
+export interface IssuedTicket {
+  ticket: string;
+  /** The live view's path on the api (no ticket in it). */
+  path: string;
+  mode: string;
+}
+
+/** A live-view ticket from the api, as the console asks for one (no `mode`: the api's default). */
+export async function issueTicket(apiUrl: string, runId: string, stageId: string, mode?: 'interactive' | 'view-only'): Promise<IssuedTicket> {
+  const res = await fetch(`${apiUrl}/api/runs/${runId}/stages/${stageId}/live-view/tickets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(mode ? { mode } : {}),
+  });
+  if (res.status !== 201) throw new Error(`the api answered ${res.status} to a ticket for ${stageId}: ${await res.text()}`);
+  return (await res.json()) as IssuedTicket;
+}
+
+/** The WebSocket URL a console opens for a ticket: the api's live-view path. */
+export function liveViewUrl(apiUrl: string, path: string, ticket: string): string {
+  return `${apiUrl.replace(/^http/, 'ws')}${path}?ticket=${ticket}`;
+}
+
+/** Deletes the stack's keys (its prefix) from Redis. */
+export async function deleteStackKeys(stack: Stack, redisUrl: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys = await redis.keys(`${stack.prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    await redis.quit();
+  }
 }
 
 /** Stops a spawned process (SIGTERM, SIGKILL after 15 s). */
@@ -142,8 +262,11 @@ const PAGES: Record<string, string> = {
   '/plain': '<title>plain</title><body><h1>Nothing moves here</h1></body>',
 };
 
-/** Pages on 127.0.0.1: a form, a page that opens popups, popups, cookies (`/set?name=`, `/cookies`). */
-export async function startSite(): Promise<Site> {
+/**
+ * Pages on 127.0.0.1: a form, a page that opens popups, popups, cookies (`/set?name=`,
+ * `/cookies`), and `pages` of the caller's own (path → HTML).
+ */
+export async function startSite(pages: Record<string, string> = {}): Promise<Site> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -157,7 +280,7 @@ export async function startSite(): Promise<Site> {
       res.end(`<title>cookies</title><pre id="cookies">${req.headers.cookie ?? ''}</pre>`);
       return;
     }
-    const page = PAGES[url.pathname];
+    const page = pages[url.pathname] ?? PAGES[url.pathname];
     if (!page) {
       res.statusCode = 404;
       res.end('<title>404</title>');
@@ -248,12 +371,17 @@ export type ViewerMessage = Record<string, unknown> & { type: string };
 export class ViewerClient {
   readonly messages: ViewerMessage[] = [];
   readonly frames: Buffer[] = [];
+  /** When each frame arrived (`performance.now()`), in step with `frames`. */
+  readonly frameTimes: number[] = [];
   closeCode?: number;
   private readonly listeners = new Set<() => void>();
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
-      if (isBinary) this.frames.push(data);
+      if (isBinary) {
+        this.frames.push(data);
+        this.frameTimes.push(performance.now());
+      }
       else this.messages.push(JSON.parse(String(data)) as ViewerMessage);
       this.notify();
     });

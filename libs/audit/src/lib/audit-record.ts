@@ -5,6 +5,7 @@ export const AUDIT_RECORD_TYPES = [
   'profile_created',
   'profile_used',
   'profile_deleted',
+  'profile_checked',
   'navigation_outside_allowlist',
   'allowlist_unverified',
 ] as const;
@@ -40,6 +41,13 @@ export interface ProfileDeletedRecord extends ProfileFields {
   type: 'profile_deleted';
 }
 
+/** An operator checked the profile's login outside any run ("Check now"). */
+export interface ProfileCheckedRecord extends ProfileFields {
+  type: 'profile_checked';
+  /** The verdict only: the check page's URL may carry a token, so it is not recorded. */
+  result: 'logged_in' | 'logged_out';
+}
+
 /** A profile stage navigated (explicitly) to a host outside its soft allow_domains; once per host and stage. */
 export interface NavigationOutsideAllowlistRecord extends StageFields {
   type: 'navigation_outside_allowlist';
@@ -59,6 +67,7 @@ export type AuditRecord =
   | ProfileCreatedRecord
   | ProfileUsedRecord
   | ProfileDeletedRecord
+  | ProfileCheckedRecord
   | NavigationOutsideAllowlistRecord
   | AllowlistUnverifiedRecord;
 
@@ -81,6 +90,7 @@ export const AUDIT_FIELD_PATTERNS = {
   /** A lowercased hostname or IPv4, or a bracketed IPv6 literal: the contract's rule for reported hosts. */
   host: NAVIGATION_HOST,
   reason: /^[a-z][a-z0-9_]{0,63}$/,
+  result: /^(?:logged_in|logged_out)$/,
 } as const;
 
 type Field = keyof typeof AUDIT_FIELD_PATTERNS;
@@ -89,6 +99,7 @@ const FIELDS: Readonly<Record<AuditRecordType, readonly Field[]>> = {
   profile_created: ['profile', 'scope'],
   profile_used: ['profile', 'scope', 'runId', 'stageId'],
   profile_deleted: ['profile', 'scope'],
+  profile_checked: ['profile', 'scope', 'result'],
   navigation_outside_allowlist: ['profile', 'scope', 'runId', 'stageId', 'host'],
   allowlist_unverified: ['profile', 'scope', 'runId', 'stageId', 'reason'],
 };
@@ -100,6 +111,7 @@ const FIELD_RULE: Readonly<Record<Field, string>> = {
   stageId: 'a stage id (letters, digits, "_", "-"; at most 128)',
   host: 'a lowercased hostname, without scheme, port or path',
   reason: 'a snake_case reason code such as activity_unreadable',
+  result: 'logged_in or logged_out',
 };
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;

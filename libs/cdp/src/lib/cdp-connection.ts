@@ -234,9 +234,16 @@ export class CdpConnection {
     );
   }
 
-  /** Opens a new tab (`Target.createTarget`) and returns its target id. */
-  async createTab(url = 'about:blank', options: CdpCallOptions = {}): Promise<string> {
-    const { targetId } = await this.send<{ targetId: string }>('Target.createTarget', { url }, options);
+  /**
+   * Opens a new tab (`Target.createTarget`) and returns its target id. With
+   * `newWindow`, the tab gets a window of its own: Chrome draws only the front tab of
+   * a window, so a tab behind another one is `hidden` (no screencast frames,
+   * throttled timers, paused animations).
+   */
+  async createTab(url = 'about:blank', options: CdpCallOptions & { newWindow?: boolean } = {}): Promise<string> {
+    const { newWindow, ...callOptions } = options;
+    const params = newWindow ? { url, newWindow: true } : { url };
+    const { targetId } = await this.send<{ targetId: string }>('Target.createTarget', params, callOptions);
     return targetId;
   }
 

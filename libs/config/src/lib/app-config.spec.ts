@@ -33,6 +33,9 @@ describe('the api\'s live-view relay address', () => {
   it('defaults to the relay on loopback, and takes a stack-network address', () => {
     expect(loadApiConfig({}).liveViewUrl).toBe('http://127.0.0.1:3003');
     expect(loadApiConfig({ STAGEFLOW_LIVE_VIEW_URL: 'http://browser-host:3003/' }).liveViewUrl).toBe('http://browser-host:3003');
+    // "Check now" on a profile runs in browser-host.
+    expect(loadApiConfig({}).browserHostUrl).toBe('http://127.0.0.1:3002');
+    expect(loadApiConfig({ STAGEFLOW_BROWSER_HOST_URL: 'http://browser-host:3002' }).browserHostUrl).toBe('http://browser-host:3002');
   });
 
   it.each([

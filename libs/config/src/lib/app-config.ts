@@ -41,6 +41,11 @@ export interface ApiConfig extends CommonConfig {
    * Scheme, host and port only. @defaultValue `http://127.0.0.1:3003` (env `STAGEFLOW_LIVE_VIEW_URL`)
    */
   liveViewUrl: string;
+  /**
+   * browser-host's internal address: "Check now" on a profile runs there.
+   * @defaultValue `http://127.0.0.1:3002` (env `STAGEFLOW_BROWSER_HOST_URL`)
+   */
+  browserHostUrl: string;
 }
 
 export interface RunnerConfig extends CommonConfig {
@@ -214,6 +219,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     consoleDir: r.optional('STAGEFLOW_CONSOLE_DIR'),
     artifactsRoot: artifactsRoot(r, base.home),
     liveViewUrl: serviceUrl(r, 'STAGEFLOW_LIVE_VIEW_URL', 'http://127.0.0.1:3003'),
+    browserHostUrl: serviceUrl(r, 'STAGEFLOW_BROWSER_HOST_URL', 'http://127.0.0.1:3002'),
   };
   r.done();
   return cfg;

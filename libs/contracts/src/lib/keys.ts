@@ -69,6 +69,13 @@ export class RedisKeys {
   profileLeaseWaitingSince(scope: string, profile: string): string {
     return `${this.prefix}lease:${scope}:${profile}:since`;
   }
+  /**
+   * Hash: what the api keeps about a profile's login check: `check` (the default
+   * criteria, JSON) and `last` (the last "Check now" result, JSON). Never a path.
+   */
+  profileCheck(scope: string, profile: string): string {
+    return `${this.prefix}profile-check:${scope}:${profile}`;
+  }
   /** Set: `scope/profile` of every lease with a holder or waiters (walked by reclaim-all and run teardown). */
   leaseIndex(): string {
     return `${this.prefix}leases`;

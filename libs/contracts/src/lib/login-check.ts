@@ -29,6 +29,16 @@ export function loginCheckRoute(sessionId: string): string {
   return `/internal/sessions/${encodeURIComponent(sessionId)}/check`;
 }
 
+/**
+ * POST: check a profile's login now, outside any run (the console's "Check now"):
+ * browser-host holds the profile's lease, starts a headless browser on it, judges,
+ * closes it gracefully and releases. Body {@link LoginCheckRequest}, 200
+ * {@link LoginCheckResult}; 409 `profile_leased` while a run (or another check) holds it.
+ */
+export function profileCheckRoute(profile: string): string {
+  return `/internal/profiles/${encodeURIComponent(profile)}/check`;
+}
+
 const MAX_TEXT = 2048;
 
 /** Validates a login-check request where browser-host receives it. */

@@ -1,10 +1,25 @@
 import { ContractViolationError } from '@stageflow/contracts';
-import { readAcquireReply, readReclaimReply, readReleaseReply, readState } from './lease-replies';
+import { readAcquireReply, readHoldForCheckReply, readReclaimReply, readReleaseReply, readState } from './lease-replies';
 
 const ms = 1735689600000;
 const iso = '2025-01-01T00:00:00.000Z';
 
 describe('script replies', () => {
+  it('reads a profile check\'s hold or the holder that refuses it, and nothing else', () => {
+    expect(readHoldForCheckReply(['granted', 5, ms], 'local', 'work', 'check_x_0123abcd', ms + 1000)).toEqual({
+      status: 'granted',
+      grant: { scope: 'local', profile: 'work', runId: 'check_x_0123abcd', token: 5 },
+      expiresAt: '2025-01-01T00:00:01.000Z',
+    });
+    expect(readHoldForCheckReply(['busy', 'r0', 4, ms], 'local', 'work', 'check_x_0123abcd', ms)).toEqual({
+      status: 'busy',
+      holder: { runId: 'r0', token: 4, since: iso },
+    });
+    for (const bad of [['queued', 1, 2, 'r0', 4, ms, ms], ['busy', '', 4, ms], ['granted', -1, ms], 'OK']) {
+      expect(() => readHoldForCheckReply(bad, 'local', 'work', 'check_x_0123abcd', ms)).toThrow(ContractViolationError);
+    }
+  });
+
   it('reads a grant and a place in the queue', () => {
     expect(readAcquireReply(['granted', 4, ms], 'local', 'work', 'r1')).toEqual({
       status: 'granted',

@@ -1,5 +1,5 @@
 import { ContractViolationError } from '@stageflow/contracts';
-import type { AcquireOutcome, LeaseHolder, LeaseState, LeaseWaiter } from './lease.types';
+import type { AcquireOutcome, CheckHoldOutcome, LeaseHolder, LeaseState, LeaseWaiter } from './lease.types';
 import { isoFromMs } from './lease-rules';
 
 /**
@@ -42,6 +42,28 @@ export function readAcquireReply(reply: unknown, scope: string, profile: string,
     };
   }
   return bad('acquire', reply);
+}
+
+export function readHoldForCheckReply(reply: unknown, scope: string, profile: string, holderId: string, expiresAt: number): CheckHoldOutcome {
+  if (!Array.isArray(reply)) bad('holdForCheck', reply);
+  if (reply[0] === 'granted' && reply.length === 3) {
+    return {
+      status: 'granted',
+      grant: { scope, profile, runId: holderId, token: int(reply[1], 'holdForCheck', reply) },
+      expiresAt: isoFromMs(expiresAt),
+    };
+  }
+  if (reply[0] === 'busy' && reply.length === 4) {
+    return {
+      status: 'busy',
+      holder: {
+        runId: str(reply[1], 'holdForCheck', reply),
+        token: int(reply[2], 'holdForCheck', reply),
+        since: isoFromMs(int(reply[3], 'holdForCheck', reply)),
+      },
+    };
+  }
+  return bad('holdForCheck', reply);
 }
 
 export interface ReleaseReply {

@@ -141,6 +141,25 @@ end
 return reply
 `;
 
+/**
+ * ARGV[5] check holder id. Takes a free lease for a profile check, never queues:
+ * an operator pressed a button and wants an answer, not a place in line.
+ * Not published: nobody waits for a check's grant, and the engine's grant
+ * listeners would take an id they do not know for a run that ended.
+ * Reply: {'granted', token, since} | {'busy', holderRun, holderToken, holderSince}.
+ */
+const HOLD_FOR_CHECK = `${PRELUDE}
+local RUN = ARGV[5]
+promote('handoff')
+local h = redis.call('HMGET', LEASE, 'runId', 'token', 'since')
+if h[1] then return {'busy', h[1], tonumber(h[2]), tonumber(h[3])} end
+local token = redis.call('INCR', FENCE)
+local since = now_ms()
+redis.call('HSET', LEASE, 'runId', RUN, 'token', token, 'since', since)
+redis.call('SADD', INDEX, MEMBER)
+return {'granted', token, since}
+`;
+
 /** A script run by SHA, loaded on first use (and again after a Redis restart or SCRIPT FLUSH). */
 export class LeaseScript {
   private readonly sha: string;
@@ -167,4 +186,5 @@ export const LEASE_SCRIPTS = {
   release: new LeaseScript('release', RELEASE),
   withdraw: new LeaseScript('withdraw', WITHDRAW),
   reclaim: new LeaseScript('reclaim', RECLAIM),
+  holdForCheck: new LeaseScript('holdForCheck', HOLD_FOR_CHECK),
 } as const;

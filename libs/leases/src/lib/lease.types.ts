@@ -47,6 +47,14 @@ export type AcquireOutcome =
       since: string;
     };
 
+/**
+ * Result of {@link ProfileLeases.holdForCheck}: the lease under a check
+ * holder id until `expiresAt`, or who holds it now (a run, or another check).
+ */
+export type CheckHoldOutcome =
+  | { status: 'granted'; grant: LeaseGrant; expiresAt: string }
+  | { status: 'busy'; holder: LeaseHolder };
+
 /** How a grant came about: a free lease, a release handing over to the queue's head, or a reclaim. */
 export type GrantVia = 'acquire' | 'handoff' | 'reclaim';
 

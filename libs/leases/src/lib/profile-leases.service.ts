@@ -2,7 +2,8 @@ import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConflictError, RedisKeys, StageflowError } from '@stageflow/contracts';
 import Redis from 'ioredis';
 import { assertProfileRef, assertRunId, assertToken } from './lease-input';
-import { readAcquireReply, readReclaimReply, readReleaseReply, readState } from './lease-replies';
+import { checkHolderExpiry, checkHolderId, withCheckHolders } from './check-holder';
+import { readAcquireReply, readHoldForCheckReply, readReclaimReply, readReleaseReply, readState } from './lease-replies';
 import {
   GrantLedger,
   indexMember,
@@ -15,6 +16,7 @@ import {
 import { LEASE_SCRIPTS } from './lease.scripts';
 import type {
   AcquireOutcome,
+  CheckHoldOutcome,
   GrantVia,
   LeaseGrant,
   LeaseState,
@@ -88,6 +90,8 @@ export class ProfileLeases implements OnApplicationShutdown {
   private readonly ledger = new GrantLedger();
   private readonly reclaiming = new Map<string, { again: boolean }>();
   private readonly reachable = new Map<string, boolean>();
+  /** Re-reclaims due when a check holding a profile this process waits for passes its deadline. */
+  private readonly checkDeadlines = new Set<NodeJS.Timeout>();
   private closed = false;
 
   constructor(private readonly options: ProfileLeasesOptions) {
@@ -198,6 +202,38 @@ export class ProfileLeases implements OnApplicationShutdown {
   }
 
   /**
+   * Takes the profile for a profile check (not a run) if it is free and
+   * nobody waits; never queues. The grant's `runId` is a check holder id
+   * that carries its deadline (`now + ttlMs`): every reclaim treats the check
+   * as alive until then and as dead after, so a crashed check frees the
+   * profile at the next reclaim, and runs waiting meanwhile reclaim again
+   * at the deadline. Release it with {@link release} and the grant's `runId`.
+   */
+  async holdForCheck(scope: string, profile: string, ttlMs: number): Promise<CheckHoldOutcome> {
+    if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+      throw new StageflowError('invalid_check_ttl', `A profile check's lease TTL must be a positive whole number of ms; got ${ttlMs}.`, 500);
+    }
+    const first = await this.tryHoldForCheck(scope, profile, ttlMs);
+    const expiry = first.status === 'busy' ? checkHolderExpiry(first.holder.runId) : undefined;
+    if (expiry === undefined || expiry > Date.now()) return first;
+    // An earlier check died past its deadline and no run came to reclaim it: take it back
+    // (runs count as alive here: only the expired check is judged), then try once more.
+    await this.reclaim(scope, profile, async () => true);
+    return this.tryHoldForCheck(scope, profile, ttlMs);
+  }
+
+  private async tryHoldForCheck(scope: string, profile: string, ttlMs: number): Promise<CheckHoldOutcome> {
+    const expiresAt = Date.now() + ttlMs;
+    const holderId = checkHolderId(expiresAt);
+    this.check(scope, profile, holderId);
+    const reply = await LEASE_SCRIPTS.holdForCheck.run(this.redis, this.scriptKeys(scope, profile), [
+      ...this.scriptArgs(scope, profile),
+      holderId,
+    ]);
+    return readHoldForCheckReply(reply, scope, profile, holderId, expiresAt);
+  }
+
+  /**
    * Releases the profile if `runId` holds it and hands it, in the same
    * script, to the first run in the queue (published on the lease channel).
    * Resolves true when it released, false when the run did not hold it.
@@ -293,12 +329,14 @@ export class ProfileLeases implements OnApplicationShutdown {
   async reclaim(scope: string, profile: string, isRunAlive: RunLiveness): Promise<ReclaimOutcome> {
     assertProfileRef(scope, profile);
     this.assertOpen();
+    // Profile checks hold leases under ids the engine does not know: judged by their deadline.
+    const liveness = withCheckHolders(isRunAlive);
     const alive = new Map<string, boolean>();
     const outcome: ReclaimOutcome = { scope, profile, removedWaiters: [] };
     for (let round = 0; round < MAX_RECLAIM_ROUNDS; round++) {
       const state = await this.describe(scope, profile);
       const unknown = runsToCheck(state).filter((id) => !alive.has(id));
-      const answers = await Promise.all(unknown.map((id) => isRunAlive(id)));
+      const answers = await Promise.all(unknown.map((id) => liveness(id)));
       unknown.forEach((id, i) => alive.set(id, answers[i]));
       const plan = planReclaim(state, alive);
       if (isEmptyPlan(plan)) {
@@ -354,6 +392,8 @@ export class ProfileLeases implements OnApplicationShutdown {
     for (const { waits } of [...this.waits.values()]) for (const wait of [...waits]) wait.reject(err);
     this.listeners.clear();
     this.pending.clear();
+    for (const timer of this.checkDeadlines) clearTimeout(timer);
+    this.checkDeadlines.clear();
     const clients = [this.subscriber, this.redis].filter((c): c is Redis => !!c);
     await Promise.all(
       clients.map(async (client) => {
@@ -544,6 +584,20 @@ export class ProfileLeases implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * A check holds the profile this process waits for: its release hands the
+   * lease on as any release does, but if its process died, only a reclaim
+   * after its deadline frees the profile, and no grant would trigger one.
+   */
+  private reclaimAtDeadline(scope: string, profile: string, deadline: number): void {
+    const timer = setTimeout(() => {
+      this.checkDeadlines.delete(timer);
+      if (!this.closed && this.waitsHere(scope, profile)) this.reclaimWhileWaiting(scope, profile);
+    }, Math.max(0, deadline - Date.now()) + 250);
+    timer.unref();
+    this.checkDeadlines.add(timer);
+  }
+
   /** One reclaim at a time per profile; a change while it runs asks for one more. */
   private reclaimWhileWaiting(scope: string, profile: string): void {
     const isRunAlive = this.options.isRunAlive;
@@ -562,10 +616,12 @@ export class ProfileLeases implements OnApplicationShutdown {
         const outcome = await this.reclaim(scope, profile, isRunAlive);
         if (outcome.releasedHolder) {
           this.log.log(
-            `Reclaimed browser profile ${profile} from finished run ${outcome.releasedHolder.runId}` +
+            `Reclaimed browser profile ${profile} from ${checkHolderExpiry(outcome.releasedHolder.runId) === undefined ? 'finished run' : 'expired profile check'} ${outcome.releasedHolder.runId}` +
               (outcome.holder ? `; now held by run ${outcome.holder.runId}` : ''),
           );
         }
+        const deadline = outcome.holder ? checkHolderExpiry(outcome.holder.runId) : undefined;
+        if (deadline !== undefined) this.reclaimAtDeadline(scope, profile, deadline);
       } while (run.again && !this.closed);
     };
     loop()

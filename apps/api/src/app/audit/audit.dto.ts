@@ -68,12 +68,15 @@ export class AuditRecordDto {
   host?: string;
   @ApiPropertyOptional({ description: '`allowlist_unverified`: why, as a code.' })
   reason?: string;
+  @ApiPropertyOptional({ enum: ['logged_in', 'logged_out'], description: '`profile_checked`: the verdict of "Check now" (its URL is not recorded).' })
+  result?: 'logged_in' | 'logged_out';
 
   static from(r: AuditRecord): AuditRecordDto {
     const dto: AuditRecordDto = { at: r.at, type: r.type, profile: r.profile, scope: r.scope };
     if ('runId' in r) Object.assign(dto, { runId: r.runId, stageId: r.stageId });
     if ('host' in r) dto.host = r.host;
     if ('reason' in r) dto.reason = r.reason;
+    if ('result' in r) dto.result = r.result;
     return dto;
   }
 }

@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { isCheckHolder } from '@stageflow/leases';
 import { PROFILE_NAME_RULE, type LeasedProfile, type ProfileInfo, type ProfileLease } from '@stageflow/profiles';
-import { IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { BrowserCheckDto, ProfileCheckResultDto } from './profile-check.dto';
 
 /** Body of `POST /api/profiles`. The name rule itself is the profiles lib's (`profile_name_invalid`), not a validator's. */
 export class CreateProfileDto {
@@ -11,6 +14,16 @@ export class CreateProfileDto {
   })
   @IsString()
   name!: string;
+
+  @ApiPropertyOptional({
+    type: BrowserCheckDto,
+    description: 'The default login check of the profile ("Check now"): the same fields as a pipeline\'s `browser.check`.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object like {"url": "https://…", "logged_out_url": "*/login*"}' })
+  @ValidateNested()
+  @Type(() => BrowserCheckDto)
+  check?: BrowserCheckDto;
 }
 
 export class ProfileLeaseHolderDto {
@@ -18,6 +31,8 @@ export class ProfileLeaseHolderDto {
   runId!: string;
   @ApiProperty({ format: 'date-time', description: 'When the run was granted the profile.' })
   since!: string;
+  @ApiPropertyOptional({ description: 'True while a "Check now" holds the profile (then `runId` is the check\'s id, not a run).' })
+  check?: true;
 }
 
 export class ProfileLeaseWaiterDto {
@@ -35,7 +50,9 @@ export class ProfileLeaseDto {
 
   static from(lease: ProfileLease): ProfileLeaseDto {
     const waiters = lease.waiters.map((w) => ({ runId: w.runId, since: w.since }));
-    return lease.holder ? { holder: { runId: lease.holder.runId, since: lease.holder.since }, waiters } : { waiters };
+    if (!lease.holder) return { waiters };
+    const { runId, since } = lease.holder;
+    return { holder: isCheckHolder(runId) ? { runId, since, check: true } : { runId, since }, waiters };
   }
 }
 
@@ -47,6 +64,8 @@ export class ProfileResponseDto {
   scope!: string;
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;
+  @ApiPropertyOptional({ type: BrowserCheckDto, description: 'The default login check, when one is set.' })
+  check?: BrowserCheckDto;
 
   static from(p: ProfileInfo): ProfileResponseDto {
     return { name: p.name, scope: p.scope, createdAt: p.createdAt };
@@ -58,6 +77,8 @@ export class LeasedProfileResponseDto extends ProfileResponseDto {
   sizeBytes?: number;
   @ApiProperty({ type: ProfileLeaseDto, description: 'Which run holds the profile and which runs wait for it.' })
   lease!: ProfileLeaseDto;
+  @ApiPropertyOptional({ type: ProfileCheckResultDto, description: 'The last "Check now" result; absent until the profile was checked.' })
+  lastCheck?: ProfileCheckResultDto;
 
   static override from(p: LeasedProfile): LeasedProfileResponseDto {
     const base = ProfileResponseDto.from(p);

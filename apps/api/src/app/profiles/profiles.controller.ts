@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { PROFILE_NAME_RULE } from '@stageflow/profiles';
 import { ApiErrors, ApiGuardedRoutes } from '../core/api-errors.decorator';
 import { ParseProfileNamePipe } from './parse-profile-name.pipe';
+import { BrowserCheckDto, CheckNowDto, ProfileCheckResultDto } from './profile-check.dto';
 import { CreateProfileDto, LeasedProfileResponseDto, ProfileResponseDto } from './profile.dto';
 import { ProfilesApiService } from './profiles-api.service';
 
@@ -25,7 +26,7 @@ export class ProfilesController {
   @ApiCreatedResponse({ type: ProfileResponseDto })
   @ApiErrors({
     ...SERVER_ERRORS,
-    400: '`profile_name_invalid` (the message quotes the name rule), `invalid_request`, `invalid_json`',
+    400: '`profile_name_invalid` (the message quotes the name rule), `invalid_request` (also a bad `check`, naming the field), `invalid_json`',
     409: '`profile_exists` (also for a name differing only in case), `profile_folder_unsafe`',
     413: '`body_too_large`',
     415: '`unsupported_media_type`',
@@ -49,6 +50,48 @@ export class ProfilesController {
   @ApiErrors({ ...SERVER_ERRORS, 400: '`profile_name_invalid`', 404: '`profile_not_found`', 409: '`profile_folder_unsafe`' })
   get(@Param('name', ParseProfileNamePipe) name: string): Promise<LeasedProfileResponseDto> {
     return this.profiles.get(name);
+  }
+
+  @Put(':name/check')
+  @NAME_PARAM
+  @ApiOperation({
+    summary: 'Set the profile\'s default login check (what "Check now" runs).',
+    description: 'The body has the fields of a pipeline\'s `browser.check`: `url` and at least one of `logged_out_url`, `selector`, `cookie`. Replaces any earlier check.',
+  })
+  @ApiOkResponse({ type: LeasedProfileResponseDto })
+  @ApiErrors({
+    ...SERVER_ERRORS,
+    400: '`profile_name_invalid`, `invalid_request` (names the field and what to put there), `invalid_json`',
+    404: '`profile_not_found`',
+    409: '`profile_folder_unsafe`',
+    413: '`body_too_large`',
+    415: '`unsupported_media_type`',
+  })
+  setCheck(@Param('name', ParseProfileNamePipe) name: string, @Body() dto: BrowserCheckDto): Promise<LeasedProfileResponseDto> {
+    return this.profiles.setCheck(name, dto);
+  }
+
+  @Post(':name/check')
+  @NAME_PARAM
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Check now whether the profile is logged in, outside any run.',
+    description:
+      'Runs the stored check, or `check` from the body (not stored), in a headless browser on the profile while holding its lease; ' +
+      'refused (not queued) while a run holds it. The result is kept as the profile\'s `lastCheck`. Audited as `profile_checked`.',
+  })
+  @ApiOkResponse({ type: ProfileCheckResultDto })
+  @ApiErrors({
+    ...SERVER_ERRORS,
+    400: '`profile_name_invalid`, `invalid_request` (a bad `check`, naming the field), `invalid_json`',
+    404: '`profile_not_found`',
+    409: '`profile_leased` (a run holds the profile, named in the message and `details.holder`; or another check runs), `profile_folder_unsafe`',
+    422: '`profile_check_missing` (none stored, none given: the message says how to set one), `blocked_site`, `login_check_bad_selector`',
+    502: '`login_check_unreachable`, `login_check_failed` (the check page did not load or could not be read), `browser_host_failed`',
+    503: '`browser_host_unavailable` (browser-host did not answer), `browser_host_starting`',
+  })
+  checkNow(@Param('name', ParseProfileNamePipe) name: string, @Body() dto: CheckNowDto): Promise<ProfileCheckResultDto> {
+    return this.profiles.checkNow(name, dto);
   }
 
   @Delete(':name')

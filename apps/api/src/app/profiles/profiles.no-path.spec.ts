@@ -36,11 +36,18 @@ describe('profile and audit responses never contain the home path', () => {
     await send('get missing', http.get('/api/profiles/missing'), 404);
     await send('get a bad name', http.get('/api/profiles/..%2F..'), 400);
     await send('delete leased', http.delete('/api/profiles/work'), 409);
+    await send('check with none set', http.post('/api/profiles/work/check'), 422);
+    await send('set a check', http.put('/api/profiles/work/check').send({ url: 'https://app.test/account', cookie: 'sid' }), 200);
+    await send('set a bad check', http.put('/api/profiles/work/check').send({ url: 'https://app.test/account' }), 400);
+    await send('check now', http.post('/api/profiles/work/check'), 200);
+    await send('get after a check', http.get('/api/profiles/work'), 200);
+    await send('check a missing profile', http.post('/api/profiles/missing/check'), 404);
 
     // A link where a profile should be: refused, and the refusal names no path either.
     mkdirSync(join(t.home, 'elsewhere'));
     symlinkSync(join(t.home, 'elsewhere'), join(scopeDir, 'linked'));
     await send('get a link', http.get('/api/profiles/linked'), 409);
+    await send('check a link', http.post('/api/profiles/linked/check'), 409);
     await send('delete a link', http.delete('/api/profiles/linked'), 409);
     await send('create over a link', http.post('/api/profiles').send({ name: 'linked' }), 409);
 
@@ -64,7 +71,7 @@ describe('profile and audit responses never contain the home path', () => {
   afterAll(() => t.close());
 
   it('went through every route and outcome', () => {
-    expect(new Set(responses.map((r) => r.status))).toEqual(new Set([200, 201, 204, 400, 404, 409, 500]));
+    expect(new Set(responses.map((r) => r.status))).toEqual(new Set([200, 201, 204, 400, 404, 409, 422, 500]));
   });
 
   it('holds neither the home, its real path, nor its random folder name in any response', () => {

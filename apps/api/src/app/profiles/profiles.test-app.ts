@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { ApiConfig } from '@stageflow/config';
+import type { LoginCheckRequest, LoginCheckResult } from '@stageflow/contracts';
 import { ProfileLeases } from '@stageflow/leases';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,39 @@ import { CapturingLogger, FakeRedisProbe, testConfig } from '../../test/test-app
 import { ApiModule } from '../api.module';
 import { configureApp } from '../app.setup';
 import { REDIS_PROBE } from '../health/redis.probe';
+import { BrowserHostChecks } from './browser-host-checks.adapter';
+import { ProfileCheckRecords, type LastProfileCheck, type ProfileCheckRecord } from './profile-check-records.repository';
+import { PROFILES_CLOCK } from './profiles-api.service';
+
+/** Test support: the api's profile check records in memory. */
+export class MemoryProfileCheckRecords extends ProfileCheckRecords {
+  readonly records = new Map<string, ProfileCheckRecord>();
+
+  async read(scope: string, names: readonly string[]): Promise<ProfileCheckRecord[]> {
+    return names.map((name) => structuredClone(this.records.get(`${scope}/${name}`) ?? {}));
+  }
+  async saveCheck(scope: string, name: string, check: LoginCheckRequest): Promise<void> {
+    this.records.set(`${scope}/${name}`, { ...this.records.get(`${scope}/${name}`), check });
+  }
+  async saveLast(scope: string, name: string, last: LastProfileCheck): Promise<void> {
+    this.records.set(`${scope}/${name}`, { ...this.records.get(`${scope}/${name}`), last });
+  }
+  async remove(scope: string, name: string): Promise<void> {
+    this.records.delete(`${scope}/${name}`);
+  }
+}
+
+/** Test support: browser-host's profile check, answering what a test sets (or throwing it). */
+export class FakeBrowserHostChecks extends BrowserHostChecks {
+  readonly calls: Array<{ profile: string; criteria: LoginCheckRequest }> = [];
+  answer: LoginCheckResult | Error = { logged_in: true, url: 'https://app.test/account' };
+
+  async check(profile: string, criteria: LoginCheckRequest): Promise<LoginCheckResult> {
+    this.calls.push({ profile, criteria });
+    if (this.answer instanceof Error) throw this.answer;
+    return this.answer;
+  }
+}
 
 /**
  * Test support only (imported by specs, never by main.ts): the lease states a
@@ -55,6 +89,8 @@ export interface ProfilesTestApp {
   app: NestExpressApplication;
   engine: FakeEngine;
   leases: FakeProfileLeases;
+  checkRecords: MemoryProfileCheckRecords;
+  browserHost: FakeBrowserHostChecks;
   logger: CapturingLogger;
   config: ApiConfig;
   /** A fresh temp folder: STAGEFLOW_HOME of this app. */
@@ -69,6 +105,8 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
   const config: ApiConfig = { ...testConfig({ token: options.token }), home };
   const engine = new FakeEngine();
   const leases = new FakeProfileLeases();
+  const checkRecords = new MemoryProfileCheckRecords();
+  const browserHost = new FakeBrowserHostChecks();
   const logger = new CapturingLogger();
   const moduleRef = await Test.createTestingModule({
     imports: [ApiModule.forRoot(config, { engine: fakeEngineModule(engine) })],
@@ -77,6 +115,12 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
     .useValue(new FakeRedisProbe())
     .overrideProvider(ProfileLeases)
     .useValue(leases)
+    .overrideProvider(ProfileCheckRecords)
+    .useValue(checkRecords)
+    .overrideProvider(BrowserHostChecks)
+    .useValue(browserHost)
+    .overrideProvider(PROFILES_CLOCK)
+    .useValue({ now: () => new Date('2030-01-02T03:04:05.000Z') })
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger });
   configureApp(app, config);
@@ -85,6 +129,8 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
     app,
     engine,
     leases,
+    checkRecords,
+    browserHost,
     logger,
     config,
     home,

@@ -5,6 +5,13 @@ import { BrowserConnections } from './browser-connections';
 const CDP_OPTIONS = { connectTimeoutMs: 5000, callTimeoutMs: 10_000 };
 
 /**
+ * Every tab the Host makes gets a window of its own. Chrome draws only the front tab
+ * of each window; a stage's tab behind a spare or a parallel stage's tab would be
+ * `hidden`: its live view would get no frames, its timers would be throttled.
+ */
+const OWN_WINDOW = { newWindow: true } as const;
+
+/**
  * Tabs over CDP: on the browser's kept connection ({@link BrowserConnections}) when it
  * has an open one, else on a short-lived connection per operation. No socket per tab.
  */
@@ -50,12 +57,12 @@ export class CdpBrowserTabs extends BrowserTabs {
 
   async open(wsEndpoint: string, options: OpenTabOptions = {}): Promise<string> {
     const { url } = options;
-    if (url) return this.with(wsEndpoint, (cdp) => cdp.createTab(url));
+    if (url) return this.with(wsEndpoint, (cdp) => cdp.createTab(url, OWN_WINDOW));
     const kept = options.keepSpare ? this.connections.live(wsEndpoint) : undefined;
-    if (!kept) return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank'));
+    if (!kept) return this.with(wsEndpoint, (cdp) => cdp.createTab('about:blank', OWN_WINDOW));
     const spare = await this.takeSpare(kept);
     this.makeSpare(kept);
-    return spare ?? kept.createTab('about:blank');
+    return spare ?? kept.createTab('about:blank', OWN_WINDOW);
   }
 
   /**
@@ -78,7 +85,7 @@ export class CdpBrowserTabs extends BrowserTabs {
 
   private makeSpare(cdp: CdpConnection): void {
     if (this.spares.has(cdp)) return;
-    this.spares.set(cdp, cdp.createTab('about:blank').catch(() => undefined));
+    this.spares.set(cdp, cdp.createTab('about:blank', OWN_WINDOW).catch(() => undefined));
     // A browser that closes (run end, crash) takes its spare with it.
     cdp.onClose(() => this.spares.delete(cdp));
   }
@@ -88,7 +95,7 @@ export class CdpBrowserTabs extends BrowserTabs {
     if (closing.size === 0) return;
     await this.with(wsEndpoint, async (cdp) => {
       const pages = await cdp.listPages();
-      if (keepOnePage && !pages.some((p) => !closing.has(p.targetId))) await cdp.createTab('about:blank');
+      if (keepOnePage && !pages.some((p) => !closing.has(p.targetId))) await cdp.createTab('about:blank', OWN_WINDOW);
       for (const targetId of closing) {
         if (pages.some((p) => p.targetId === targetId)) await cdp.closeTab(targetId);
       }
@@ -103,7 +110,9 @@ export class CdpBrowserTabs extends BrowserTabs {
     return this.with(wsEndpoint, async (cdp) => {
       const { targetInfo } = await cdp.send<{ targetInfo: { url: string; browserContextId?: string } }>('Target.getTargetInfo', { targetId });
       // The old tab's context: a throw-away browser's allowlist and a profile's cookies live there.
-      const params = targetInfo.browserContextId ? { url: targetInfo.url, browserContextId: targetInfo.browserContextId } : { url: targetInfo.url };
+      const params = targetInfo.browserContextId
+        ? { url: targetInfo.url, browserContextId: targetInfo.browserContextId, ...OWN_WINDOW }
+        : { url: targetInfo.url, ...OWN_WINDOW };
       const { targetId: created } = await cdp.send<{ targetId: string }>('Target.createTarget', params);
       return { targetId: created, url: targetInfo.url };
     });

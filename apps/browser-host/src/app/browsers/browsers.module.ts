@@ -43,6 +43,7 @@ export class BrowsersModule {
       BrowserProcesses,
       BrowserTabs,
       ProfileAccess,
+      ProfileStore,
       AuditLog,
       BROWSER_SETTINGS,
       HOST_CONFIG,

@@ -61,12 +61,21 @@ export class LoginChecks {
     const session = await this.sessions.view(sessionId);
     // The open checked the stage's check URL; this body comes separately, so again.
     checkStageAgainstBlockedSites(this.hostConfig, { stageId: session.stageId, allowDomains: [], checkUrl: criteria.url });
-    const cdp = await CdpConnection.connect(session.cdpEndpoint, { connectTimeoutMs: 5000, callTimeoutMs: 10_000 });
+    return this.checkTab(session.cdpEndpoint, session.targetId, criteria, { runId: session.runId, stageId: session.stageId, profile: session.profile });
+  }
+
+  /**
+   * Judges the login in a tab the caller opened (a stage's, or a profile check's):
+   * navigates it to the check page and reads only what the criteria need.
+   * The caller has checked `criteria.url` against the blocked sites.
+   */
+  async checkTab(cdpEndpoint: string, targetId: string, criteria: LoginCheckRequest, ids: Record<string, string | undefined>): Promise<LoginCheckResult> {
+    const cdp = await CdpConnection.connect(cdpEndpoint, { connectTimeoutMs: 5000, callTimeoutMs: 10_000 });
     try {
-      const page = await cdp.attachToTab(session.targetId);
+      const page = await cdp.attachToTab(targetId);
       const facts = await this.readPage(cdp, page, criteria);
       const result = { logged_in: judgeLogin(criteria, facts), url: facts.finalUrl };
-      this.log.log({ msg: `Login check: ${result.logged_in ? 'logged in' : 'logged out'}`, runId: session.runId, stageId: session.stageId, profile: session.profile });
+      this.log.log({ msg: `Login check: ${result.logged_in ? 'logged in' : 'logged out'}`, ...ids });
       await cdp.send('Target.detachFromTarget', { sessionId: page }).catch(() => undefined);
       return result;
     } catch (error) {

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AgentBrowserSessions, FsAgentBrowserSessions } from './agent-browser-sessions.adapter';
 import { LoginCheckController } from './login-check.controller';
 import { LoginChecks } from './login-check';
+import { ProfileCheckController } from './profile-check.controller';
+import { ProfileChecks } from './profile-check.service';
 import { AllowlistAuditRepository } from './allowlist-audits.repository';
 import { ALLOWLIST_AUDIT_TIMING, AllowlistAudits, DEFAULT_ALLOWLIST_AUDIT_TIMING } from './allowlist-audits.service';
 import { SessionRegistry } from './session-registry.repository';
@@ -14,11 +16,12 @@ import { StageSessions } from './stage-sessions.service';
  * soft allowlist audit of profile stages. Needs the global BrowsersModule.
  */
 @Module({
-  controllers: [SessionsController, LoginCheckController],
+  controllers: [SessionsController, LoginCheckController, ProfileCheckController],
   providers: [
     SessionRegistry,
     StageSessions,
     LoginChecks,
+    ProfileChecks,
     AllowlistAuditRepository,
     AllowlistAudits,
     { provide: ALLOWLIST_AUDIT_TIMING, useValue: DEFAULT_ALLOWLIST_AUDIT_TIMING },

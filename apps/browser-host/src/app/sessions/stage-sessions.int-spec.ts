@@ -119,7 +119,7 @@ describe('the shared browser of a run and profile', () => {
     ...extra,
   });
 
-  it('gives two parallel stages one Chrome and a tab each; they share cookies, not pages', async () => {
+  it('gives two parallel stages one Chrome and a visible tab each; they share cookies, not pages', async () => {
     [first, second] = await Promise.all([open(stage('work1')), open(stage('work2'))]);
 
     // One browser: one registry entry, one Chromium process, one endpoint.
@@ -153,6 +153,10 @@ describe('the shared browser of a run and profile', () => {
       // b navigating did not move a.
       expect(await a.url()).toBe(`http://127.0.0.1:${site.port}/set?name=shared`);
       expect(await b.url()).toBe(echo());
+      // Each tab is drawn (its own window), also beside the spare: a hidden tab sends
+      // a live view no frames and has its timers throttled.
+      expect(await a.evaluate('document.visibilityState')).toBe('visible');
+      expect(await b.evaluate('document.visibilityState')).toBe('visible');
     } finally {
       await a.detach();
       await b.detach();
