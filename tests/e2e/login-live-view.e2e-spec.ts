@@ -13,9 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '@stageflow/contracts';
+import { chromium, type Browser, type Locator } from 'playwright-core';
 import { REPO_ROOT } from './support/compose-stack';
 import { isJpeg, LiveViewClient } from './support/live-view-client';
-import { api, pollUntil, runHistory, RunView, StageView } from './support/stageflow-client';
+import { api, pollUntil, runHistory, RunView, stackToken, stackUrl, StageView } from './support/stageflow-client';
 
 // Real browsers in containers, a gate answered twice: minutes, not seconds.
 jest.setTimeout(480_000);
@@ -82,6 +83,12 @@ async function view(runId: string, mode: 'interactive' | 'view-only'): Promise<L
   const viewer = await LiveViewClient.open(runId, 'login', mode);
   viewers.push(viewer);
   return viewer;
+}
+
+/** Waits until a console element's whole text is `text`. */
+async function waitForText(locator: Locator, text: string, timeoutMs = 30_000): Promise<void> {
+  const exactly = new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+  await locator.filter({ hasText: exactly }).waitFor({ timeout: timeoutMs });
 }
 
 async function accept(runId: string): Promise<void> {
@@ -184,6 +191,84 @@ describe('the login gate through the live view, on the composed stack', () => {
       state: 'success',
       check: { logged_in: true, url: `${SITE}/account` },
       login: 'skipped',
+    });
+  });
+  it('in the console: the operator opens the run, signs in by clicking and typing in the gate\'s picture, answers the site\'s question in the overlay, accepts, and the run succeeds', async () => {
+    const profile = `lv-ui-${randomBytes(3).toString('hex')}`;
+    const run = await startRun(profile);
+    await gateWaits(run.id, 1);
+
+    let browser: Browser | undefined;
+    try {
+      browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        // No update checks, field trials or first-run work: the test's network is closed and must not wait on it.
+        args: ['--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      });
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+
+      // The console, as a newcomer opens it: the token first, then the run from the runs list.
+      await page.goto(`${stackUrl()}/`);
+      await page.getByTestId('token-form').getByLabel('API token').fill(stackToken() ?? '');
+      await page.getByRole('button', { name: 'Use token' }).click();
+      await page.getByRole('link', { name: 'Runs', exact: true }).click();
+      await page.locator(`tr[data-run="${run.id}"] a`).first().click();
+
+      // The gate: its line, the page's address, and the picture.
+      const gate = page.locator('[data-testid=gate][data-gate="login"]');
+      await gate.waitFor();
+      expect(await gate.locator('.login-line').textContent()).toBe('Log in in the browser view below, then confirm.');
+      const address = gate.getByTestId('live-view-url');
+      await waitForText(address, `${SITE}/login`);
+      const canvas = gate.getByTestId('live-view-canvas');
+      // A picture is drawn (the canvas counts them) and the view takes input.
+      await gate.locator('[data-testid=live-view-canvas][data-frames]').waitFor({ timeout: 60_000 });
+      await waitForText(gate.getByTestId('live-view-status'), 'Live: click the picture to focus it, then type.');
+
+      // Where the controls are in the picture: the page's geometry from the relay
+      // (a view-only viewer, as "Watch browser" is), and the site's fixed layout.
+      const watcher = await view(run.id, 'view-only');
+      const { meta } = await watcher.pictureAfter(0);
+      const clickPage = async (point: { x: number; y: number }) => {
+        const box = await canvas.boundingBox();
+        if (!box) throw new Error('the live view canvas is not shown');
+        const x = ((point.x * meta.pageScaleFactor) / meta.deviceWidth) * box.width;
+        const y = ((point.y * meta.pageScaleFactor + meta.offsetTop) / meta.deviceHeight) * box.height;
+        await canvas.click({ position: { x, y } });
+      };
+
+      await clickPage(AT.username);
+      await page.keyboard.type('ada');
+      await clickPage(AT.password);
+      await page.keyboard.type('lovelace');
+      await page.keyboard.press('Enter');
+
+      // "Stay signed in on this device?" over the picture: Dismiss (a session cookie: this run only).
+      const dialog = gate.getByTestId('live-view-dialog');
+      await dialog.waitFor();
+      expect(await dialog.textContent()).toContain('Stay signed in on this device?');
+      await dialog.getByTestId('live-view-dialog-dismiss').click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await watcher.next('dialog-closed')).toMatchObject({ outcome: 'dismissed' });
+      await waitForText(address, `${SITE}/account`);
+
+      await gate.getByRole('button', { name: 'Accept', exact: true }).click();
+      await page.locator('.run-page[data-state="success"]').waitFor({ timeout: 180_000 });
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await browser?.close();
+    }
+    const done = await pollUntil<Run>(`/api/runs/${run.id}`, ended, 30_000);
+    expectSignedInWork(done, 'ada');
+
+    // Dismissed: the login ended with the run's browser. The next run is signed out and asks again.
+    const later = await startRun(profile);
+    const asked = await gateWaits(later.id, 1);
+    expect({ state: asked.state, check: stage(asked, 'check').envelope?.output }).toEqual({
+      state: 'waiting',
+      check: { logged_in: false, url: `${SITE}/login?next=%2Faccount` },
     });
   });
 });
