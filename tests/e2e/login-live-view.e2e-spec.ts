@@ -4,7 +4,10 @@
  * container host (compose's default). The sign-in goes through live-view input
  * only (clicks and key presses at positions in the picture, a dialog answer),
  * never through CDP; the demo site has a fixed sign-in layout for that
- * (LAYOUT in examples/browser-session/site/server.mjs).
+ * (LAYOUT in examples/browser-session/site/server.mjs). Once over the api's
+ * live-view WebSocket, as the console speaks it; once in the console itself, in
+ * Debian's Chromium through playwright-core, the way the READMEs walk a newcomer
+ * through it.
  *
  * Each test runs the example with a profile of its own, so it starts signed out
  * whatever ran before it on this stack.
@@ -31,7 +34,6 @@ const EXAMPLE = readFileSync(join(REPO_ROOT, 'examples/browser-session/pipeline.
 const AT = {
   username: { x: 240, y: 114 },
   password: { x: 240, y: 166 },
-  signIn: { x: 175, y: 218 },
   popupSignIn: { x: 240, y: 278 },
 };
 
