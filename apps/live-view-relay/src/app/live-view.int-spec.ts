@@ -36,7 +36,8 @@ import {
  */
 jest.setTimeout(240_000);
 
-const DIALOG_TIMEOUT_SECONDS = 3;
+// Long enough that a loaded CI machine answers a dialog before it times out; the timeout test waits this long.
+const DIALOG_TIMEOUT_SECONDS = 6;
 const PIPELINE = `name: live-view
 max_active_stages: 10
 stages:
@@ -266,7 +267,9 @@ describe('popups', () => {
     await viewer.frameCount(1);
     const from = viewer.messages.length;
     viewer.send(click(await page.centreOf('#help'), { button: 'middle' }));
-    expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'opened', from)).toMatchObject({ url: site.url('/plain'), depth: 1 });
+    expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'opened', from)).toMatchObject({ depth: 1 });
+    // Its address is in `opened` when already known, else in the `url` message that follows.
+    await viewer.next((m) => (m.type === 'popup' && m['action'] === 'opened' && m['url'] === site.url('/plain')) || (m.type === 'url' && m['url'] === site.url('/plain')), from);
     const opened = (await pagesOf(session.cdpEndpoint)).find((p) => p.url === site.url('/plain'));
     await closeTarget(session.cdpEndpoint, opened?.targetId as string);
     expect(await viewer.next((m) => m.type === 'popup' && m['action'] === 'closed', from)).toMatchObject({ url: site.url('/opener'), depth: 0 });
@@ -367,10 +370,11 @@ describe('Reopen browser tab', () => {
     const viewer = await view('reopen');
     await viewer.frameCount(1);
 
+    // The fresh tab's first picture may come just before or after `reopened`.
+    const framesBefore = viewer.frames.length;
     viewer.send({ type: 'reopen' });
     const reopened = await viewer.nextOfType('reopened');
     expect(reopened).toEqual({ type: 'reopened', url: site.url('/cookies') });
-    const framesBefore = viewer.frames.length;
     await viewer.frameCount(framesBefore + 1);
 
     viewer.send({ type: 'reopen' });

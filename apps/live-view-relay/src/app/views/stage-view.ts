@@ -124,6 +124,7 @@ export class StageView {
   private lastAckAt = 0;
   private ackTimer?: ReturnType<typeof setTimeout>;
   private lingerTimer?: ReturnType<typeof setTimeout>;
+  private tabGoneTimer?: ReturnType<typeof setTimeout>;
   private reopening = false;
   private lastReopenAt = -Infinity;
   private ended = false;
@@ -258,6 +259,17 @@ export class StageView {
     this.dispose();
   }
 
+  /**
+   * Ends the view because its tab or browser went. browser-host closes them on the same
+   * events that end views (stage or run end), and can be quicker than the relay's event
+   * tail: the event is given a moment to say why, and this reason is used only when none
+   * comes.
+   */
+  private endSoon(reason: LiveViewEndReason, message: string): void {
+    if (this.ended || this.tabGoneTimer) return;
+    this.tabGoneTimer = setTimeout(() => this.end(reason, message), TAB_GONE_GRACE_MS);
+  }
+
   /** Ends the view for its viewers of one mode (a gate answer ends the interactive ones). */
   endViewers(mode: LiveViewMode, reason: LiveViewEndReason, message: string): void {
     for (const viewer of [...this.viewers]) {
@@ -295,7 +307,7 @@ export class StageView {
     on<{ result: boolean }>('Page.javascriptDialogClosed', (p, s) => {
       if (this.stack.bySession(s)) this.dialogs.pageClosed(s as string, p.result);
     });
-    this.offs.push(this.cdp.onClose(() => this.end('browser-gone', 'The stage\'s browser closed or stopped answering.')));
+    this.offs.push(this.cdp.onClose(() => this.endSoon('browser-gone', 'The stage\'s browser closed or stopped answering.')));
 
     await this.preparePage(this.stack.root.sessionId);
     await this.cdp.send('Target.setDiscoverTargets', { discover: true }, { timeoutMs: this.options.cdpTimeoutMs });
@@ -382,7 +394,7 @@ export class StageView {
     if (!page || (sessionId !== undefined && page.sessionId !== sessionId)) return;
     if (page === this.stack.root) {
       if (this.reopening) return;
-      this.end('tab-closed', 'The stage\'s tab was closed.');
+      this.endSoon('tab-closed', 'The stage\'s tab was closed.');
       return;
     }
     this.dialogs.pageGone(page.sessionId);
@@ -576,6 +588,7 @@ export class StageView {
 
   private dispose(): void {
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    if (this.tabGoneTimer) clearTimeout(this.tabGoneTimer);
     if (this.ackTimer) clearTimeout(this.ackTimer);
     for (const off of this.offs) off();
     this.dialogs.dispose();
@@ -584,6 +597,9 @@ export class StageView {
     this.deps.onEnded(this);
   }
 }
+
+/** How long a view whose tab or browser went waits for the stage's or run's end to give the reason, before it says `tab-closed` or `browser-gone`. */
+const TAB_GONE_GRACE_MS = 1500;
 
 /** A click that makes Chrome open the link in a new tab or window, with no opener. */
 function opensWithoutOpener(message: LiveViewMouseMessage): boolean {
