@@ -72,7 +72,7 @@ export class LiveViewProxy {
     });
     const unreachable = (why: string): void => {
       this.log.warn?.({ msg: `The live view relay did not take a viewer: ${why}`, path, relay: this.target.origin });
-      refuse(socket, 502, 'live_view_unreachable', `The live view relay does not answer (${why}). Is live-view-relay running, and STAGEFLOW_LIVE_VIEW_URL right?`);
+      refuse(socket, 502, 'live_view_unreachable', `The live view relay does not answer (${why}). Is live-view-relay running, and STAGEFLOW_LIVE_VIEW_URL right? Under compose the relay shares browser-host's network: after browser-host was recreated, recreate it too (docker compose up -d --force-recreate live-view-relay).`);
     };
     upstream.on('timeout', () => upstream.destroy(new Error(`no answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`)));
     upstream.on('error', (error: NodeJS.ErrnoException) => unreachable(error.code ?? error.message));
