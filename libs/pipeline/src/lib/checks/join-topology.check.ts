@@ -1,4 +1,5 @@
 import type { DiagnosticSink } from '../loader/diagnostic.sink';
+import { isLoginGate } from '../stage-kinds';
 import type { PipelineGraph } from './pipeline-graph';
 import { schemaMismatches } from './schema-compat';
 
@@ -12,6 +13,10 @@ import { schemaMismatches } from './schema-compat';
  * Example: check → login (if not logged in), check → work (if logged in),
  * login → work. After a login, work is skipped. The fix is to keep the `if`
  * only on check → login.
+ *
+ * When the branch goes through a human login gate (`verify: browser_login`) the
+ * shape is an error: the work a person just logged in for would never run. Other
+ * branches get a warning (an error under strict).
  */
 export function checkJoinSkipsWork(
   graph: PipelineGraph,
@@ -25,7 +30,9 @@ export function checkJoinSkipsWork(
         if (other === edge) continue;
         const branch = graph.conditionalBranch(edge.from, other.from);
         if (!branch) continue;
-        sink.warning(
+        const viaLogin = [branch.to, other.from].some((stage) => isLoginGate(graph.stages.get(stage)?.definition));
+        (viaLogin ? sink.error : sink.warning).call(
+          sink,
           'join_skips_work',
           edge.draft.ifAt ?? edge.draft.at,
           `Stage "${id}" joins "${edge.from}" and "${other.from}". "${other.from}" runs only when the if on ${branch.from} → ${branch.to} is true, and the edge ${edge.from} → ${id} has an if too (${JSON.stringify(edge.draft.if)}). Whenever "${other.from}" runs, that if is usually false, so "${id}" is skipped silently.`,

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { StageflowError } from '@stageflow/contracts';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -242,6 +244,17 @@ describe('loadPipeline', () => {
         ['join_skips_work', 'error'],
         ['join_skips_work', 'error'],
       ]);
+    });
+
+    it('rejects the wrong shape, strict or not, when the branch is a human login gate (the work logged in for would never run)', () => {
+      const example = readFileSync(join(__dirname, '../../../../../examples/browser-session/pipeline.yaml'), 'utf8');
+      expect(loadPipeline(example, { strict: true }).ok).toBe(true);
+      const wrong = example.replace('  - { from: check, to: orders }', '  - { from: check, to: orders, if: "output.logged_in" }');
+      expect(wrong).not.toBe(example);
+      const result = loadPipeline(wrong);
+      expect(result.ok).toBe(false);
+      expect(errorsOf(result).map((d) => [d.code, d.severity])).toEqual([['join_skips_work', 'error']]);
+      expect(errorsOf(result)[0].message).toContain('"orders" joins "check" and "login"');
     });
 
     it('finds the wrong shape when the conditional branch is longer', () => {
