@@ -21,6 +21,13 @@ jest.setTimeout(240_000);
 const ROOT = resolve(__dirname, '../../..');
 const TOKEN = 'console-int-token-0123456789abcdef';
 const CHROMIUM = '/usr/bin/chromium';
+const AGENT_BROWSER = join(ROOT, 'node_modules/.bin/agent-browser');
+/**
+ * The relay's `browser.dialog_timeout_seconds` for the whole stack (read at its boot). Short enough
+ * that the time-out test waits little; long enough that every other dialog here, answered at once
+ * by the test, is answered long before it even on a loaded machine.
+ */
+const DIALOG_TIMEOUT_SECONDS = 20;
 
 /** A build stage that logs, waits a moment (so its running state can be seen) and writes an output. */
 const DEMO = `name: console-demo
@@ -72,6 +79,38 @@ stages:
       - wait_for: { selector: "#done", timeout_seconds: 180 }
 `;
 
+/** A human login gate on the site's dialogs page, on a profile of its own: the page dialog tests answer (or not) its dialogs. */
+const dialogs = (site: string) => `name: console-dialogs
+stages:
+  - id: login
+    kind: gate
+    message: "Answer the page's dialogs."
+    verify: browser_login
+    browser:
+      profile: console-dialogs
+      login_url: ${site}/dialogs
+      check:
+        url: ${site}/account
+        logged_out_url: "*/login*"
+        cookie: sid
+`;
+
+/**
+ * A run stage with a browser whose command opens the site's page with agent-browser and then
+ * runs on, so the stage is running (Watch browser) and nothing answers the page's dialogs:
+ * a steps stage answers them itself (docs/yaml-catalog.md), and a login gate offers no Watch
+ * browser (its stage waits). The test cancels the run.
+ */
+const watchDialog = (site: string) => `name: console-watch-dialog
+stages:
+  - id: agent
+    timeout_seconds: 200
+    command: |
+      '${AGENT_BROWSER}' open ${site}/watch-dialog > /dev/null && sleep 190
+    browser:
+      headed: false
+`;
+
 /**
  * The pages the Host's browser shows. They report what happens in them to this
  * server (`/report`), so the test sees the real page change without reaching into
@@ -96,6 +135,35 @@ const PAGES: Record<string, string> = {
     </script></body>`,
   '/idp': `<!doctype html><title>provider</title><body style="margin:0">
     <button style="position:absolute;left:0;top:0;width:100%;height:100%;font-size:30px" onclick="window.opener.postMessage('ada', '*'); window.close()">Continue as Ada</button></body>`,
+  '/dialogs': `<!doctype html><title>dialogs</title><body style="margin:0;font:16px sans-serif">
+    <button id="ask-confirm" style="position:absolute;left:5%;top:5%;width:40%;height:10%">confirm</button>
+    <button id="ask-prompt" style="position:absolute;left:5%;top:20%;width:40%;height:10%">prompt</button>
+    <button id="ask-alert" style="position:absolute;left:5%;top:35%;width:40%;height:10%">alert</button>
+    <p id="tick" style="position:absolute;left:55%;top:5%;font-size:40px">0</p>
+    <script>
+      const report = (what) => fetch('/report', { method: 'POST', body: JSON.stringify(what) });
+      report({ loaded: location.pathname });
+      // Ticks (repaints, so pictures come) whenever no dialog blocks the page.
+      let n = 0;
+      setInterval(() => (document.getElementById('tick').textContent = String(++n)), 500);
+      document.getElementById('ask-confirm').onclick = () => report({ confirm: confirm('Nobody answers <b>this</b>?') });
+      document.getElementById('ask-prompt').onclick = () => report({ prompt: prompt('Your <i>name</i>?', 'Ada <Lovelace>') });
+      document.getElementById('ask-alert').onclick = () => { alert('Saved <b>1</b> item'); report({ alerted: true }); };
+    </script></body>`,
+  '/watch-dialog': `<!doctype html><title>watch dialog</title><body style="margin:0;font:40px sans-serif"><p id="tick">0</p>
+    <script>
+      const report = (what) => fetch('/report', { method: 'POST', body: JSON.stringify(what) });
+      report({ loaded: location.pathname });
+      let n = 0;
+      let asked = false;
+      setInterval(async () => {
+        document.getElementById('tick').textContent = String(++n);
+        if (!asked && (await (await fetch('/dialog-state')).text()) === 'ask') {
+          asked = true;
+          report({ watchConfirm: confirm('Deploy <b>x</b>?') });
+        }
+      }, 250);
+    </script></body>`,
   '/watch': `<!doctype html><title>watch</title><body style="margin:0;font:40px sans-serif"><p id="tick">0</p>
     <script>
       let n = 0;
@@ -112,12 +180,15 @@ interface Site {
   url: string;
   reports: Array<Record<string, unknown>>;
   finishWatch(): void;
+  /** The watch-dialog page opens its confirm() at its next look. */
+  askWatchDialog(): void;
   close(): Promise<void>;
 }
 
 async function startSite(): Promise<Site> {
   const reports: Array<Record<string, unknown>> = [];
   let watchDone = false;
+  let watchDialogAsked = false;
   const server: Server = createHttpServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/report') {
@@ -130,6 +201,7 @@ async function startSite(): Promise<Site> {
       return;
     }
     if (path === '/watch-state') return void res.end(watchDone ? 'done' : 'wait');
+    if (path === '/dialog-state') return void res.end(watchDialogAsked ? 'ask' : 'wait');
     if (path === '/account') {
       if (!/(^|;\s*)sid=1/.test(req.headers.cookie ?? '')) {
         res.writeHead(302, { location: '/login' });
@@ -148,6 +220,7 @@ async function startSite(): Promise<Site> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     reports,
     finishWatch: () => (watchDone = true),
+    askWatchDialog: () => (watchDialogAsked = true),
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();
@@ -292,7 +365,7 @@ describe('the console in a browser', () => {
   beforeAll(async () => {
     execFileSync(process.execPath, [join(ROOT, 'apps/console/build.cjs'), '--outdir', consoleDir], { stdio: 'pipe' });
     mkdirSync(home, { recursive: true, mode: 0o700 });
-    writeFileSync(join(home, 'config.yaml'), 'browser:\n  dialog_timeout_seconds: 60\n');
+    writeFileSync(join(home, 'config.yaml'), `browser:\n  dialog_timeout_seconds: ${DIALOG_TIMEOUT_SECONDS}\n`);
     site = await startSite();
     apiPort = await freePort();
     relayPort = await freePort();
@@ -334,7 +407,7 @@ describe('the console in a browser', () => {
       ),
     );
     await startApi();
-    for (const yaml of [DEMO, login(site.url), watch(site.url)]) {
+    for (const yaml of [DEMO, login(site.url), watch(site.url), dialogs(site.url), watchDialog(site.url)]) {
       const res = await fetch(`${base}/api/pipelines`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'text/yaml' }, body: yaml });
       expect({ status: res.status, body: res.status === 201 ? '' : await res.text() }).toEqual({ status: 201, body: '' });
     }
@@ -710,6 +783,199 @@ describe('the console in a browser', () => {
       await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
     }
     expect(pageErrors).toEqual([]);
+  });
+
+  describe('page dialogs over the live view', () => {
+    /** What the site's pages reported since `from`, and a wait on them whose failure says what the page, console and relay did. */
+    const pageReports = (from: number, sent: SentLog) => {
+      const reports = () => site.reports.slice(from);
+      const reported = (what: string, check: (reports: Array<Record<string, unknown>>) => boolean, timeoutMs?: number) =>
+        waitFor(what, async () => check(reports()), timeoutMs).catch((error: Error) => {
+          throw new Error(
+            `${error.message}; the page reported ${JSON.stringify(reports())}; the console sent ${JSON.stringify(sent.messages)}; the relay said ${JSON.stringify(sent.received)}`,
+          );
+        });
+      return { reports, reported };
+    };
+
+    /** The dialogs run's login gate, its live view showing the dialogs page. */
+    const openDialogsGate = async (runId: string) => {
+      const sent = recordLiveViewSockets(page);
+      const { reports, reported } = pageReports(site.reports.length, sent);
+      await page.goto(`${base}/runs/${runId}`);
+      const gate = page.locator('[data-testid=gate][data-gate="login"]');
+      // The previous test's run may still hold the profile for a moment.
+      await gate.waitFor({ timeout: 90_000 });
+      const view = gate.getByTestId('live-view');
+      await gate.locator('[data-testid=live-view-canvas][data-frames]').waitFor({ timeout: 60_000 });
+      await reported('the dialogs page to load', (r) => r.some((x) => x['loaded'] === '/dialogs'));
+      return { sent, reports, reported, gate, view, canvas: view.getByTestId('live-view-canvas'), dialog: view.getByTestId('live-view-dialog') };
+    };
+
+    const frames = async (canvas: Locator) => Number(await canvas.getAttribute('data-frames'));
+
+    it('dismisses a confirm nobody answers after dialog_timeout_seconds: the overlay says so, the page gets false, the stage waits on and the view goes on', async () => {
+      const runId = await startRun('console-dialogs');
+      try {
+        const { sent, reported, gate, view, canvas, dialog } = await openDialogsGate(runId);
+        await canvas.click({ position: await at(canvas, 0.25, 0.1) });
+        await dialog.waitFor();
+        expect(await dialog.getAttribute('data-kind')).toBe('confirm');
+        expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Nobody answers <b>this</b>?');
+        expect(await dialog.getByText(/^If nobody answers, the Host dismisses it at /).count()).toBe(1);
+        const opened = sent.received.find((m) => m['type'] === 'dialog' && m['kind'] === 'confirm');
+        expect(opened).toMatchObject({ canAnswer: true, waitsFor: 'operator', autoAccepted: false, timeoutAt: expect.any(String) });
+
+        // Nobody answers. The notice shows for a few seconds: read it and the overlay in one look.
+        const after = await waitFor(
+          'the time-out notice',
+          () =>
+            view.evaluate((v) => {
+              const notice = v.querySelector<HTMLElement>('[data-testid=live-view-notice]');
+              const overlay = v.querySelector<HTMLElement>('[data-testid=live-view-dialog]');
+              return notice && !notice.hidden ? { notice: notice.textContent, overlayHidden: overlay?.hidden } : undefined;
+            }),
+          DIALOG_TIMEOUT_SECONDS * 1000 + 30_000,
+        );
+        expect(after).toEqual({ notice: 'The page dialog was dismissed after waiting too long.', overlayHidden: true });
+        expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(String(opened?.['timeoutAt'])) - 1000);
+        expect(sent.received.find((m) => m['type'] === 'dialog-closed')).toMatchObject({ id: opened?.['id'], outcome: 'timed-out' });
+        await reported('the page to get false from confirm()', (r) => r.some((x) => x['confirm'] === false));
+        expect(sent.of('dialog')).toEqual([]);
+
+        // The stage is not failed by it: the gate still waits, and the page goes on in the view.
+        expect(await rest<{ state: string }>('GET', `/api/runs/${runId}`)).toMatchObject({ state: 'waiting' });
+        expect(await stageState(runId, 'login')).toBe('waiting');
+        expect(await gate.getByTestId('gate-accept').isEnabled()).toBe(true);
+        expect(await view.getAttribute('data-phase')).toBe('live');
+        const seen = await frames(canvas);
+        await waitFor('pictures of the ticking page after the time-out', async () => (await frames(canvas)) > seen + 1);
+        expect(await view.getByTestId('live-view-status').textContent()).toBe('Live: click the picture to focus it, then type.');
+      } finally {
+        await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
+      }
+      expect(pageErrors).toEqual([]);
+    });
+
+    it('fills a prompt with the page\'s default and sends it on Accept without editing; an alert is accepted at once and shown a few seconds without buttons', async () => {
+      const runId = await startRun('console-dialogs');
+      try {
+        const { sent, reports, reported, canvas, dialog } = await openDialogsGate(runId);
+
+        // A prompt: its text box holds the page's default; Accept as it is sends no promptText, and the page gets the default.
+        await canvas.click({ position: await at(canvas, 0.25, 0.25) });
+        await dialog.filter({ has: page.getByTestId('live-view-dialog-input') }).waitFor();
+        expect(await dialog.getAttribute('data-kind')).toBe('prompt');
+        expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Your <i>name</i>?');
+        expect(await dialog.locator('i').count()).toBe(0);
+        expect(await dialog.getByTestId('live-view-dialog-input').inputValue()).toBe('Ada <Lovelace>');
+        await dialog.getByTestId('live-view-dialog-accept').click();
+        await reported('the page to get the default from prompt()', (r) => r.some((x) => 'prompt' in x));
+        expect(reports().filter((x) => 'prompt' in x)).toEqual([{ prompt: 'Ada <Lovelace>' }]);
+        expect(sent.of('dialog')).toEqual([{ type: 'dialog', id: expect.any(Number), action: 'accept' }]);
+        await dialog.waitFor({ state: 'hidden' });
+
+        // Edited, the answer is what was typed.
+        await canvas.click({ position: await at(canvas, 0.25, 0.25) });
+        const input = dialog.getByTestId('live-view-dialog-input');
+        await input.waitFor();
+        expect(await input.inputValue()).toBe('Ada <Lovelace>');
+        await input.fill('Grace');
+        await dialog.getByTestId('live-view-dialog-accept').click();
+        await reported('the page to get the typed answer', (r) => r.some((x) => x['prompt'] === 'Grace'));
+        expect(sent.of('dialog')[1]).toEqual({ type: 'dialog', id: expect.any(Number), action: 'accept', promptText: 'Grace' });
+        await dialog.waitFor({ state: 'hidden' });
+
+        // An alert: the Host accepts it at once (the page goes on while it shows), the overlay shows it for a few
+        // seconds without buttons, then goes. Timed in the page, where the overlay changes.
+        await dialog.evaluate((overlay) => {
+          const times: Array<{ hidden: boolean; at: number }> = [];
+          (window as unknown as { __overlay: typeof times }).__overlay = times;
+          new MutationObserver(() => times.push({ hidden: (overlay as HTMLElement).hidden, at: performance.now() })).observe(overlay, { attributes: true, attributeFilter: ['hidden'] });
+        });
+        await canvas.click({ position: await at(canvas, 0.25, 0.4) });
+        await dialog.filter({ hasText: 'Saved <b>1</b> item' }).waitFor();
+        expect(await dialog.getAttribute('data-kind')).toBe('alert');
+        expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Saved <b>1</b> item');
+        expect(await dialog.locator('b').count()).toBe(0);
+        expect(await dialog.textContent()).toContain('Accepted automatically; the page went on.');
+        expect(await dialog.locator('button, input').count()).toBe(0);
+        await reported('the page to go on past alert()', (r) => r.some((x) => x['alerted'] === true));
+        await dialog.waitFor({ state: 'hidden', timeout: 20_000 });
+        const times = await page.evaluate(() => (window as unknown as { __overlay: Array<{ hidden: boolean; at: number }> }).__overlay);
+        expect(times.map((t) => t.hidden)).toEqual([false, true]);
+        const shownMs = times[1].at - times[0].at;
+        expect(shownMs).toBeGreaterThanOrEqual(3000);
+        expect(shownMs).toBeLessThan(15_000);
+        expect(sent.of('dialog')).toHaveLength(2);
+        expect(sent.received.filter((m) => m['type'] === 'error')).toEqual([]);
+      } finally {
+        await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
+      }
+      expect(pageErrors).toEqual([]);
+    });
+
+    it('shows a view-only viewer the open confirm as plain text and whom it waits for, without buttons; the interactive viewer answers and it goes', async () => {
+      const sent = recordLiveViewSockets(page);
+      const { reported } = pageReports(site.reports.length, sent);
+      const runId = await startRun('console-watch-dialog');
+      let interactive: WebSocket | undefined;
+      try {
+        await page.goto(`${base}/runs/${runId}`);
+        const watchButton = page.getByTestId('watch-browser-agent');
+        await watchButton.waitFor({ timeout: 60_000 });
+        await reported('agent-browser to open the page', (r) => r.some((x) => x['loaded'] === '/watch-dialog'), 60_000);
+
+        // The interactive viewer: the console opens one only on a login gate, whose stage waits and so offers no
+        // Watch browser; here it is a client of the same api, sending what the console's overlay sends.
+        const { ticket, path } = await rest<{ ticket: string; path: string }>('POST', `/api/runs/${runId}/stages/agent/live-view/tickets`, { mode: 'interactive' });
+        const socket = new WebSocket(`ws://127.0.0.1:${apiPort}${path}?ticket=${ticket}`);
+        interactive = socket;
+        const received: Array<Record<string, unknown>> = [];
+        socket.on('message', (data, isBinary) => {
+          if (!isBinary) received.push(JSON.parse(String(data)) as Record<string, unknown>);
+        });
+        await waitFor('ready on the interactive socket', async () => received.some((m) => m['type'] === 'ready'));
+
+        site.askWatchDialog();
+        const opened = await waitFor('the confirm on the interactive socket', async () => received.find((m) => m['type'] === 'dialog'));
+        expect(opened).toMatchObject({ kind: 'confirm', message: 'Deploy <b>x</b>?', canAnswer: true, waitsFor: 'operator' });
+
+        // A second viewer joins while it is open: Watch browser shows it over the picture, as text, with no way to answer.
+        await watchButton.click();
+        const view = page.locator('[data-stage="agent"].stage').getByTestId('live-view');
+        expect(await view.getAttribute('data-mode')).toBe('view-only');
+        const dialog = view.getByTestId('live-view-dialog');
+        await dialog.waitFor();
+        expect(await dialog.getAttribute('data-kind')).toBe('confirm');
+        expect(await dialog.locator('.lv-dialog-message').textContent()).toBe('Deploy <b>x</b>?');
+        expect(await dialog.locator('b').count()).toBe(0);
+        expect(await dialog.getByTestId('live-view-dialog-waits').textContent()).toBe('Waiting for the operator (an interactive live view) to answer.');
+        expect(await dialog.locator('button, input').count()).toBe(0);
+        expect(await view.getByTestId('live-view-dialog-accept').count()).toBe(0);
+        expect(await view.getByTestId('live-view-dialog-dismiss').count()).toBe(0);
+        expect(sent.received.find((m) => m['type'] === 'dialog')).toMatchObject({ id: opened['id'], canAnswer: false, waitsFor: 'operator' });
+        // It shows the picture under it (the last one, from before the dialog).
+        await view.locator('[data-testid=live-view-canvas][data-frames]').waitFor();
+
+        socket.send(JSON.stringify({ type: 'dialog', id: opened['id'], action: 'accept' }));
+        await reported('the page to get true from confirm()', (r) => r.some((x) => x['watchConfirm'] === true));
+        await waitFor('the interactive viewer to hear it closed', async () => received.find((m) => m['type'] === 'dialog-closed'));
+        expect(received.find((m) => m['type'] === 'dialog-closed')).toMatchObject({ id: opened['id'], outcome: 'accepted' });
+        await dialog.waitFor({ state: 'hidden' });
+        expect(sent.received.find((m) => m['type'] === 'dialog-closed')).toMatchObject({ id: opened['id'], outcome: 'accepted' });
+        // The page goes on in the read-only view, which sent nothing.
+        const canvas = view.getByTestId('live-view-canvas');
+        const seen = await frames(canvas);
+        await waitFor('pictures of the ticking page after the answer', async () => (await frames(canvas)) > seen + 1);
+        expect(sent.messages).toEqual([]);
+        expect(await stageState(runId, 'agent')).toBe('running');
+      } finally {
+        interactive?.terminate();
+        await rest('POST', `/api/runs/${runId}/cancel`, {}).catch(() => undefined);
+      }
+      expect(pageErrors).toEqual([]);
+    });
   });
 
   it('creates a profile, shows the refusal to delete it while a run holds it, deletes it after, and lists both in the audit', async () => {

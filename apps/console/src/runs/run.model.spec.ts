@@ -70,6 +70,18 @@ describe('the run page model', () => {
     expect(model).toMatchObject({ state: 'success', endedAt: AT(15), lastSeq: 15 });
   });
 
+  it('opens no gate panel for a login gate that waits for its browser profile, only once the gate opens', () => {
+    const model = runModelFromView(view());
+    applyRunEvent(model, ev('stage.state', { state: 'queued', attempt: 1 }, 'login'));
+    applyRunEvent(model, ev('stage.state', { state: 'waiting', attempt: 1, reason: 'waiting for browser profile work held by run r0' }, 'login'));
+    expect(openGates(model)).toEqual([]);
+    applyRunEvent(model, ev('stage.state', { state: 'running', attempt: 1 }, 'login'));
+    expect(openGates(model)).toEqual([]);
+    applyRunEvent(model, ev('gate.opened', { message: 'Log in to work' }, 'login'));
+    applyRunEvent(model, ev('stage.state', { state: 'waiting', attempt: 1, reason: 'waiting for an operator at gate: Log in to work' }, 'login'));
+    expect(openGates(model).map((s) => s.id)).toEqual(['login']);
+  });
+
   it('applies each seq once and ignores other runs', () => {
     const model = runModelFromView(view());
     const log = ev('stage.log', { stream: 'stdout', line: 'once' }, 'check');

@@ -155,7 +155,9 @@ export function applyRunEvent(model: RunModel, event: RunEvent): boolean {
 
 /** Gates that wait for the operator now. */
 export function openGates(model: RunModel): StageModel[] {
-  return model.stages.filter((s) => s.kind === 'gate' && s.state === 'waiting' && !s.gate?.answer);
+  // A login gate also waits (with no gate yet) while its run queues for the browser profile's lease: it is
+  // open only once `gate.opened` came, or the panel would offer Accept and a live view of no browser.
+  return model.stages.filter((s) => s.kind === 'gate' && s.state === 'waiting' && s.gate !== undefined && !s.gate.answer);
 }
 
 /** A human login gate: its panel carries the live view (docs/console.md). */

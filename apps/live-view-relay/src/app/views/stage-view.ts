@@ -309,8 +309,16 @@ export class StageView {
     });
     this.offs.push(this.cdp.onClose(() => this.endSoon('browser-gone', 'The stage\'s browser closed or stopped answering.')));
 
+    const urlAtOpen = this.stack.root.url;
     await this.preparePage(this.stack.root.sessionId);
     await this.cdp.send('Target.setDiscoverTargets', { discover: true }, { timeoutMs: this.options.cdpTimeoutMs });
+    // Chrome reports address changes (targetInfoChanged) only from here on: a navigation between open()'s
+    // getTargetInfo and now (a stage's first goto, as Watch browser opens) would leave the view's address
+    // behind for good. Read it again, unless an event has already brought a newer one.
+    const now = await this.cdp
+      .send<{ targetInfo: TargetInfo }>('Target.getTargetInfo', { targetId: this.stack.root.targetId }, { timeoutMs: this.options.cdpTimeoutMs })
+      .catch(() => undefined);
+    if (now && this.stack.root.url === urlAtOpen) this.onTargetInfo(now.targetInfo);
     // Browser-wide, pages only: every new page waits for us before its first script (see the class comment).
     await this.cdp.send(
       'Target.setAutoAttach',
