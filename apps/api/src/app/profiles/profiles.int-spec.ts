@@ -12,6 +12,8 @@ import request from 'supertest';
 import { testConfig } from '../../test/test-app';
 import { AppModule } from '../app.module';
 import { configureApp } from '../app.setup';
+import { BrowserHostBrowserData } from './browser-host-browser-data.adapter';
+import { FakeBrowserHostBrowserData } from './profiles.test-app';
 
 async function deleteKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url);
@@ -43,7 +45,11 @@ describe('profiles over real Redis and a real home', () => {
     prefix = uniquePrefix('sft-profiles');
     home = mkdtempSync(join(tmpdir(), 'sf-int-home-'));
     const config: ApiConfig = { ...testConfig(), redis: { url, prefix }, home };
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
+    // No browser-host here: its removal of the browser data is profile-browser-data.int-spec.ts's.
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+      .overrideProvider(BrowserHostBrowserData)
+      .useValue(new FakeBrowserHostBrowserData())
+      .compile();
     app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
     configureApp(app, config);
     await app.init();
