@@ -28,12 +28,12 @@ describe('HttpBrowserHostBrowserData', () => {
     expect(seen).toEqual([{ method: 'DELETE', url: '/internal/profiles/work.1/browser-data' }]);
   });
 
-  it('is 503 browser_host_unreachable, saying to start browser-host and delete again, when nothing answers', async () => {
+  it('is 503 browser_host_unavailable, saying to start browser-host and delete again, when nothing answers', async () => {
     const url = await serve(200, {});
     await new Promise((resolve) => server?.close(resolve));
     server = undefined;
     await expect(new HttpBrowserHostBrowserData(url).remove('work')).rejects.toMatchObject({
-      code: 'browser_host_unreachable',
+      code: 'browser_host_unavailable',
       status: 503,
       message: expect.stringMatching(/was not deleted.*Start browser-host .*delete the profile again/),
     });

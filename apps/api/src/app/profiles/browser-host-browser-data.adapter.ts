@@ -8,7 +8,7 @@ export const BROWSER_DATA_REQUEST_TIMEOUT_MS = 30_000;
 export abstract class BrowserHostBrowserData {
   /**
    * What browser-host removed. Throws, keeping browser-host's code, status and message,
-   * when it refuses (409 leased or a container uses the volume); `browser_host_unreachable`
+   * when it refuses (409 leased or a container uses the volume); `browser_host_unavailable`
    * (503) when it does not answer; `browser_host_failed` (502) otherwise.
    */
   abstract remove(profile: string): Promise<ProfileBrowserDataOutcome>;
@@ -33,7 +33,7 @@ export class HttpBrowserHostBrowserData extends BrowserHostBrowserData {
     } catch (error) {
       this.log.warn({ msg: `browser-host did not answer the removal of a profile's browser data: ${(error as Error).message}`, profile });
       throw new StageflowError(
-        'browser_host_unreachable',
+        'browser_host_unavailable',
         `Profile "${profile}" was not deleted: browser-host, which removes its saved browser login (the container host's Docker volume), ` +
           'did not answer. Nothing was removed. Start browser-host (docker compose up -d browser-host) and delete the profile again.',
         503,

@@ -198,7 +198,7 @@ describe('DELETE /api/profiles/:name on a container Host (real Redis, browser-ho
     await cut.init();
     try {
       const res = await request(cut.getHttpServer()).delete(`/api/profiles/${name}`).expect(503);
-      expect(res.body).toMatchObject({ code: 'browser_host_unreachable', message: expect.stringMatching(/Start browser-host .*delete the profile again/) });
+      expect(res.body).toMatchObject({ code: 'browser_host_unavailable', message: expect.stringMatching(/Start browser-host .*delete the profile again/) });
     } finally {
       await cut.close();
     }

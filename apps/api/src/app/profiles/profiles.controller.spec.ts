@@ -172,14 +172,14 @@ describe('profiles routes', () => {
       expect(JSON.stringify(auditLines())).not.toMatch(/sf-profile|\//);
     });
 
-    it('refuses with 503 browser_host_unreachable, keeping folder, record and audit, when browser-host does not answer', async () => {
+    it('refuses with 503 browser_host_unavailable, keeping folder, record and audit, when browser-host does not answer', async () => {
       t.browserData.answer = new StageflowError(
-        'browser_host_unreachable',
+        'browser_host_unavailable',
         'Profile "work" was not deleted: browser-host … did not answer. Nothing was removed. Start browser-host and delete the profile again.',
         503,
       );
       const res = await http.delete('/api/profiles/work').expect(503);
-      expect(res.body).toMatchObject({ code: 'browser_host_unreachable', message: expect.stringMatching(/Start browser-host and delete the profile again/) });
+      expect(res.body).toMatchObject({ code: 'browser_host_unavailable', message: expect.stringMatching(/Start browser-host and delete the profile again/) });
       expect(readFileSync(join(dirOf('work'), 'Cookies'), 'utf8')).toBe('secret');
       expect(auditLines().map((r) => r['type'])).toEqual(['profile_created']);
       await http.get('/api/profiles/work').expect(200);

@@ -105,7 +105,7 @@ describe('profiles over real Redis and a real home', () => {
     const audit = (await http.get('/api/audit').expect(200)).body;
     expect(audit).toEqual({
       items: [
-        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local' },
+        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local', browserData: 'none' },
         { at: expect.any(String), type: 'profile_created', profile: 'work', scope: 'local' },
       ],
     });
@@ -113,7 +113,7 @@ describe('profiles over real Redis and a real home', () => {
     expect(file).not.toContain(home);
     expect(file.trim().split('\n').map((l) => Object.keys(JSON.parse(l)).sort())).toEqual([
       ['at', 'profile', 'scope', 'type'],
-      ['at', 'profile', 'scope', 'type'],
+      ['at', 'browserData', 'profile', 'scope', 'type'],
     ]);
   });
 });
