@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ProfileLeases } from '@stageflow/leases';
+import { ProfileStore } from '@stageflow/profiles';
 import { rm } from 'node:fs/promises';
 import { BrowserProcesses } from '../browsers/browser-processes.adapter';
 import { BrowserRegistry } from '../browsers/browser-registry.repository';
@@ -7,7 +8,6 @@ import { RunBrowsers } from '../browsers/run-browsers.service';
 import { RunStates } from '../browsers/run-states.adapter';
 import { OWNER_SCOPE } from '../browsers/browser-host.tokens';
 import { ContainerBrowserProcesses } from '../browsers/container-browser-processes.adapter';
-import { ProfileStore } from '@stageflow/profiles';
 import { AgentBrowserSessions } from '../sessions/agent-browser-sessions.adapter';
 import { SessionRegistry } from '../sessions/session-registry.repository';
 import { StageSessions } from '../sessions/stage-sessions.service';
