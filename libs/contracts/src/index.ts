@@ -6,6 +6,7 @@ export * from './lib/records';
 export * from './lib/events';
 export * from './lib/browser-sessions';
 export * from './lib/login-check';
+export * from './lib/profile-browser-data';
 export * from './lib/artifacts';
 export * from './lib/browser-session-record';
 export * from './lib/live-view';

@@ -90,6 +90,8 @@ export interface AuditRecord {
   reason?: string;
   /** `profile_checked`: the verdict. */
   result?: 'logged_in' | 'logged_out';
+  /** `profile_deleted`: what went of the browser data outside the folder (the container host's volume). */
+  browserData?: 'volume_removed' | 'none';
 }
 
 export interface AuditPage {

@@ -15,7 +15,7 @@ export class BrowserHostClient {
     this.base = config.browserHostUrl;
   }
 
-  /** @throws StageflowError with browser-host's code (`reopen_too_soon` 429, `session_not_found`, `reopen_failed`) or `browser_host_unreachable`. */
+  /** @throws StageflowError with browser-host's code (`reopen_too_soon` 429, `session_not_found`, `reopen_failed`) or `browser_host_unavailable`. */
   async reopen(sessionId: string): Promise<ReopenedStageSession> {
     const url = `${this.base}${reopenSessionRoute(sessionId)}`;
     let res: Response;
@@ -24,7 +24,7 @@ export class BrowserHostClient {
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
       throw new StageflowError(
-        'browser_host_unreachable',
+        'browser_host_unavailable',
         `browser-host at ${this.base} did not answer (${cause}). Is it running, and is STAGEFLOW_BROWSER_HOST_URL right?`,
         502,
       );

@@ -86,13 +86,26 @@ describe('AuditLog', () => {
       'reason must be a snake_case reason code',
     ],
     ['an extra field', { ...used('r'), cookie: 'sid=1' }, 'cookie is not a field of profile_used'],
+    [
+      'a volume path as browserData',
+      { type: 'profile_deleted', profile: 'a', scope: 'local', browserData: '/var/lib/docker/volumes/sf-profile-local-a' },
+      'browserData must be volume_removed or none',
+    ],
+    ['browserData on another type', { type: 'profile_created', profile: 'a', scope: 'local', browserData: 'none' }, 'browserData is not a field of profile_created'],
     ['an unknown type', { type: 'profile_renamed', profile: 'a', scope: 'local' }, 'type must be one of'],
     ['a missing id', { type: 'profile_used', profile: 'a', scope: 'local', runId: 'r' }, 'stageId must be'],
   ])('refuses %s, without echoing it', async (_name, record, message) => {
     const attempt = log.append(record as AuditRecordInput);
     await expect(attempt).rejects.toBeInstanceOf(AuditRecordInvalidError);
     await expect(attempt).rejects.toThrow(message);
-    await expect(attempt).rejects.not.toThrow(/etc\/passwd|token=abc|activity\.log|sid=1/);
+    await expect(attempt).rejects.not.toThrow(/etc\/passwd|token=abc|activity\.log|sid=1|docker\/volumes/);
+  });
+
+  it('keeps profile_deleted\'s optional browserData, and reads records written before it existed', async () => {
+    await log.append({ type: 'profile_deleted', profile: 'a', scope: 'local' });
+    await log.append({ type: 'profile_deleted', profile: 'a', scope: 'local', browserData: 'volume_removed' });
+    const { records } = await log.query({ type: 'profile_deleted', limit: 10 });
+    expect(records.map((r) => ('browserData' in r ? r.browserData : undefined))).toEqual(['volume_removed', undefined]);
   });
 
   it('returns records newest first, with filters', async () => {

@@ -39,6 +39,12 @@ export interface ProfileUsedRecord extends StageFields {
 /** A profile was deleted. */
 export interface ProfileDeletedRecord extends ProfileFields {
   type: 'profile_deleted';
+  /**
+   * What went of the profile's browser data outside its folder: `volume_removed` (the
+   * container host's Docker volume) or `none`. A code, never a volume name or path.
+   * Absent in records written before it existed.
+   */
+  browserData?: 'volume_removed' | 'none';
 }
 
 /** An operator checked the profile's login outside any run ("Check now"). */
@@ -91,6 +97,7 @@ export const AUDIT_FIELD_PATTERNS = {
   host: NAVIGATION_HOST,
   reason: /^[a-z][a-z0-9_]{0,63}$/,
   result: /^(?:logged_in|logged_out)$/,
+  browserData: /^(?:volume_removed|none)$/,
 } as const;
 
 type Field = keyof typeof AUDIT_FIELD_PATTERNS;
@@ -104,6 +111,11 @@ const FIELDS: Readonly<Record<AuditRecordType, readonly Field[]>> = {
   allowlist_unverified: ['profile', 'scope', 'runId', 'stageId', 'reason'],
 };
 
+/** Fields a record of the type may leave out (older records do not have them). */
+const OPTIONAL_FIELDS: Readonly<Partial<Record<AuditRecordType, readonly Field[]>>> = {
+  profile_deleted: ['browserData'],
+};
+
 const FIELD_RULE: Readonly<Record<Field, string>> = {
   profile: 'a profile name (letters, digits, ".", "_", "-"; at most 64)',
   scope: 'an owner scope name (letters, digits, ".", "_", "-"; at most 64)',
@@ -112,6 +124,7 @@ const FIELD_RULE: Readonly<Record<Field, string>> = {
   host: 'a lowercased hostname, without scheme, port or path',
   reason: 'a snake_case reason code such as activity_unreadable',
   result: 'logged_in or logged_out',
+  browserData: 'volume_removed or none',
 };
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
@@ -129,12 +142,13 @@ export function auditRecordProblems(record: unknown, withAt: boolean): string[] 
   const r = record as Record<string, unknown>;
   if (!isAuditRecordType(r['type'])) return [`type must be one of ${AUDIT_RECORD_TYPES.join(', ')}`];
   const fields = FIELDS[r['type']];
-  const allowed = new Set<string>(['type', ...fields, ...(withAt ? ['at'] : [])]);
+  const optional = (OPTIONAL_FIELDS[r['type']] ?? []).filter((field) => r[field] !== undefined);
+  const allowed = new Set<string>(['type', ...fields, ...optional, ...(withAt ? ['at'] : [])]);
   const problems: string[] = [];
   for (const key of Object.keys(r)) {
     if (!allowed.has(key)) problems.push(`${key} is not a field of ${r['type']} (records hold names and ids only)`);
   }
-  for (const field of fields) {
+  for (const field of [...fields, ...optional]) {
     const value = r[field];
     if (typeof value !== 'string' || !AUDIT_FIELD_PATTERNS[field].test(value)) {
       const got = typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;

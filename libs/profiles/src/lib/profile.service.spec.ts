@@ -121,6 +121,30 @@ describe('ProfileService', () => {
       expect(audit.records).toEqual([{ type: 'profile_deleted', profile: 'work', scope: 'local' }]);
     });
 
+    it('removes the browser data after the lease check and before the folder, and audits what went', async () => {
+      const order: string[] = [];
+      await service.delete('local', 'work', async () => {
+        order.push(existsSync(dirOf('work')) ? 'browser data, folder still there' : 'browser data, folder gone');
+        return 'volume_removed';
+      });
+      expect(order).toEqual(['browser data, folder still there']);
+      expect(existsSync(dirOf('work'))).toBe(false);
+      expect(audit.records).toEqual([{ type: 'profile_deleted', profile: 'work', scope: 'local', browserData: 'volume_removed' }]);
+    });
+
+    it('keeps folder and cookies, audits nothing, when removing the browser data fails; never asks while leased', async () => {
+      const remove = jest.fn(async (): Promise<'none'> => {
+        throw new Error('browser-host did not answer');
+      });
+      await expect(service.delete('local', 'work', remove)).rejects.toThrow('browser-host did not answer');
+      expect(existsSync(join(dirOf('work'), 'Cookies'))).toBe(true);
+      expect(audit.records).toEqual([]);
+      remove.mockClear();
+      leases.hold('work', 'run-1');
+      await expect(service.delete('local', 'work', remove)).rejects.toMatchObject({ code: 'profile_leased' });
+      expect(remove).not.toHaveBeenCalled();
+    });
+
     it('answers 404 for a missing profile without asking the leases', async () => {
       leases.described.length = 0;
       await expect(service.delete('local', 'other')).rejects.toMatchObject({ code: 'profile_not_found', status: 404 });

@@ -16,6 +16,9 @@ export interface ProfileLeaseReader {
   ): Promise<{ holder?: { runId: string; since: string }; waiters: { runId: string; since: string }[] }>;
 }
 
+/** What removing a profile's browser data outside its folder did (`volume_removed` or `none`); goes into `profile_deleted`. */
+export type BrowserDataOutcome = 'volume_removed' | 'none';
+
 /** Where profile audit records go: `AuditLog` of `@stageflow/audit`. */
 export interface ProfileAuditTrail {
   append(record: AuditRecordInput): Promise<unknown>;
@@ -67,14 +70,20 @@ export class ProfileService {
    * ourselves would need a run id the engine does not know, and would wake
    * other processes' grant listeners for it.
    *
+   * `removeBrowserData`, when given, runs after those checks and before the folder
+   * goes: it removes the profile's browser data kept elsewhere (the container host's
+   * volume) and says what it removed, for the audit record. If it throws, the profile
+   * is kept, folder and all, and its error is the caller's.
+   *
    * @throws ProfileNotFoundError (404), ProfileLeasedError (409)
    */
-  async delete(scope: string, name: string): Promise<void> {
+  async delete(scope: string, name: string, removeBrowserData?: () => Promise<BrowserDataOutcome>): Promise<void> {
     if (!(await this.store.exists(scope, name))) throw new ProfileNotFoundError(name);
     const lease = await this.lease(scope, name);
     if (lease.holder || lease.waiters.length > 0) throw new ProfileLeasedError(name, lease);
+    const browserData = removeBrowserData ? await removeBrowserData() : undefined;
     await this.store.delete(scope, name);
-    await this.record({ type: 'profile_deleted', profile: name, scope }, 'deleted');
+    await this.record({ type: 'profile_deleted', profile: name, scope, ...(browserData ? { browserData } : {}) }, 'deleted');
   }
 
   /** The lease without what stays inside the Host (fencing token, queue ticket). */

@@ -31,7 +31,7 @@ describe('GET /api/audit', () => {
     const { body } = await http.get('/api/audit').expect(200);
     expect(body).toEqual({
       items: [
-        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local' },
+        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local', browserData: 'none' },
         { at: expect.any(String), type: 'profile_created', profile: 'work', scope: 'local' },
       ],
     });

@@ -70,6 +70,11 @@ export class AuditRecordDto {
   reason?: string;
   @ApiPropertyOptional({ enum: ['logged_in', 'logged_out'], description: '`profile_checked`: the verdict of "Check now" (its URL is not recorded).' })
   result?: 'logged_in' | 'logged_out';
+  @ApiPropertyOptional({
+    enum: ['volume_removed', 'none'],
+    description: '`profile_deleted`: what went of the browser data outside the folder (`volume_removed`: the container host\'s Docker volume). Absent in older records.',
+  })
+  browserData?: 'volume_removed' | 'none';
 
   static from(r: AuditRecord): AuditRecordDto {
     const dto: AuditRecordDto = { at: r.at, type: r.type, profile: r.profile, scope: r.scope };
@@ -77,6 +82,7 @@ export class AuditRecordDto {
     if ('host' in r) dto.host = r.host;
     if ('reason' in r) dto.reason = r.reason;
     if ('result' in r) dto.result = r.result;
+    if ('browserData' in r && r.browserData) dto.browserData = r.browserData;
     return dto;
   }
 }

@@ -4,6 +4,7 @@ import { LeasesModule, ProfileLeases } from '@stageflow/leases';
 import { LOCAL_SCOPE, ProfilesModule } from '@stageflow/profiles';
 import { RedisKeys } from '@stageflow/contracts';
 import Redis from 'ioredis';
+import { BrowserHostBrowserData, HttpBrowserHostBrowserData } from './browser-host-browser-data.adapter';
 import { BrowserHostChecks, HttpBrowserHostChecks } from './browser-host-checks.adapter';
 import { PROFILE_CHECK_REDIS, ProfileCheckRecords, RedisProfileCheckRecords } from './profile-check-records.repository';
 import { ProfilesController } from './profiles.controller';
@@ -44,6 +45,7 @@ export class ProfilesApiModule {
           inject: [PROFILE_CHECK_REDIS],
         },
         { provide: BrowserHostChecks, useFactory: () => new HttpBrowserHostChecks(config.browserHostUrl) },
+        { provide: BrowserHostBrowserData, useFactory: () => new HttpBrowserHostBrowserData(config.browserHostUrl) },
         { provide: PROFILES_CLOCK, useValue: { now: () => new Date() } },
       ],
     };

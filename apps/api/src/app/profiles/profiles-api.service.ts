@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { StageflowError, type LoginCheckRequest } from '@stageflow/contracts';
 import { PROFILE_SCOPE, ProfileNotFoundError, ProfileService, ProfileStore } from '@stageflow/profiles';
+import { BrowserHostBrowserData } from './browser-host-browser-data.adapter';
 import { BrowserHostChecks } from './browser-host-checks.adapter';
 import { ProfileCheckRecords, type ProfileCheckRecord } from './profile-check-records.repository';
 import { toBrowserCheckDto, toLoginCheckRequest, type BrowserCheckDto, type CheckNowDto, ProfileCheckResultDto } from './profile-check.dto';
@@ -22,6 +23,7 @@ export class ProfilesApiService {
     @Inject(ProfileStore) private readonly store: Pick<ProfileStore, 'exists'>,
     private readonly checks: ProfileCheckRecords,
     private readonly browserHost: BrowserHostChecks,
+    private readonly browserData: BrowserHostBrowserData,
     @Inject(PROFILES_CLOCK) private readonly clock: ProfilesClock,
     @Inject(PROFILE_SCOPE) private readonly scope: string,
   ) {}
@@ -72,8 +74,13 @@ export class ProfilesApiService {
     return last;
   }
 
+  /**
+   * Deletes the profile: after the existence and lease checks, browser-host removes
+   * its browser data (the container host's volume, cookies included), then the folder
+   * goes. If browser-host does not answer or refuses, nothing is removed.
+   */
   async delete(name: string): Promise<void> {
-    await this.profiles.delete(this.scope, name);
+    await this.profiles.delete(this.scope, name, () => this.browserData.remove(name));
     // The folder is gone; a check record left behind would greet a new profile of the same name.
     await this.checks.remove(this.scope, name).catch((error: Error) =>
       this.log.warn({ msg: `Could not forget the deleted profile's login check: ${error.message}`, profile: name }),

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { StageflowError } from '@stageflow/contracts';
 import { createProfilesTestApp, type ProfilesTestApp } from './profiles.test-app';
 
 const RULE = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
@@ -131,6 +132,7 @@ describe('profiles routes', () => {
       await http.delete('/api/profiles/work').expect(204, '');
       expect(existsSync(dirOf('work'))).toBe(false);
       expect(auditLines().map((r) => r['type'])).toEqual(['profile_created', 'profile_deleted']);
+      expect(auditLines()[1]).toMatchObject({ browserData: 'none' });
       expect((await http.get('/api/profiles/work').expect(404)).body.code).toBe('profile_not_found');
     });
 
@@ -158,6 +160,42 @@ describe('profiles routes', () => {
       expect((await http.delete('/api/profiles/other').expect(404)).body.code).toBe('profile_not_found');
       expect((await http.delete('/api/profiles/..%2Fwork').expect(400)).body.code).toBe('profile_name_invalid');
       expect(existsSync(dirOf('work'))).toBe(true);
+    });
+
+    it('asks browser-host to remove the browser data first and audits what it removed, without a path or volume name', async () => {
+      t.browserData.answer = 'volume_removed';
+      await http.delete('/api/profiles/work').expect(204, '');
+      expect(t.browserData.calls).toEqual(['work']);
+      expect(existsSync(dirOf('work'))).toBe(false);
+      const deleted = auditLines().find((r) => r['type'] === 'profile_deleted');
+      expect(deleted).toEqual({ at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local', browserData: 'volume_removed' });
+      expect(JSON.stringify(auditLines())).not.toMatch(/sf-profile|\//);
+    });
+
+    it('refuses with 503 browser_host_unavailable, keeping folder, record and audit, when browser-host does not answer', async () => {
+      t.browserData.answer = new StageflowError(
+        'browser_host_unavailable',
+        'Profile "work" was not deleted: browser-host … did not answer. Nothing was removed. Start browser-host and delete the profile again.',
+        503,
+      );
+      const res = await http.delete('/api/profiles/work').expect(503);
+      expect(res.body).toMatchObject({ code: 'browser_host_unavailable', message: expect.stringMatching(/Start browser-host and delete the profile again/) });
+      expect(readFileSync(join(dirOf('work'), 'Cookies'), 'utf8')).toBe('secret');
+      expect(auditLines().map((r) => r['type'])).toEqual(['profile_created']);
+      await http.get('/api/profiles/work').expect(200);
+    });
+
+    it('passes on browser-host\'s 409 (a container still uses the volume) and keeps the profile', async () => {
+      t.browserData.answer = new StageflowError('profile_in_use', 'Profile "work" was not deleted. Its browser container still exists (sf-browser-x).', 409);
+      const res = await http.delete('/api/profiles/work').expect(409);
+      expect(res.body.code).toBe('profile_in_use');
+      expect(existsSync(dirOf('work'))).toBe(true);
+    });
+
+    it('checks the lease before it asks browser-host: a leased profile never reaches it', async () => {
+      t.leases.hold('work', 'run-42');
+      await http.delete('/api/profiles/work').expect(409);
+      expect(t.browserData.calls).toEqual([]);
     });
 
     it('answers 500 internal_error, folder kept, when the leases cannot be read', async () => {

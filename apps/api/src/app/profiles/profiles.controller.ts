@@ -99,14 +99,19 @@ export class ProfilesController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiOperation({
     summary: 'Delete a browser profile and its saved login.',
-    description: 'Refused while a run holds the profile or runs wait for it. Audited as `profile_deleted`.',
+    description:
+      'Removes the folder and, through browser-host, the container host\'s Docker volume of the profile (its cookies), ' +
+      'so a new profile of the same name starts logged out. Refused, removing nothing, while a run holds the profile or runs wait for it, ' +
+      'while a container uses the volume, or while browser-host does not answer. Audited as `profile_deleted` with `browserData`.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors({
     ...SERVER_ERRORS,
     400: '`profile_name_invalid`',
     404: '`profile_not_found`',
-    409: '`profile_leased` (details: `{profile, holder?, waiters}`), `profile_folder_unsafe`',
+    409: '`profile_leased` (details: `{profile, holder?, waiters}`), `profile_in_use` (a browser container still uses the volume), `profile_folder_unsafe`',
+    502: '`browser_host_failed` (browser-host could not remove the volume; nothing removed)',
+    503: '`browser_host_unavailable` (browser-host did not answer: start it and delete again), `browser_host_starting`',
   })
   delete(@Param('name', ParseProfileNamePipe) name: string): Promise<void> {
     return this.profiles.delete(name);

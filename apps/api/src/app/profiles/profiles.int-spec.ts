@@ -12,6 +12,8 @@ import request from 'supertest';
 import { testConfig } from '../../test/test-app';
 import { AppModule } from '../app.module';
 import { configureApp } from '../app.setup';
+import { BrowserHostBrowserData } from './browser-host-browser-data.adapter';
+import { FakeBrowserHostBrowserData } from './profiles.test-app';
 
 async function deleteKeys(url: string, prefix: string): Promise<void> {
   const redis = new Redis(url);
@@ -43,7 +45,11 @@ describe('profiles over real Redis and a real home', () => {
     prefix = uniquePrefix('sft-profiles');
     home = mkdtempSync(join(tmpdir(), 'sf-int-home-'));
     const config: ApiConfig = { ...testConfig(), redis: { url, prefix }, home };
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
+    // No browser-host here: its removal of the browser data is profile-browser-data.int-spec.ts's.
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+      .overrideProvider(BrowserHostBrowserData)
+      .useValue(new FakeBrowserHostBrowserData())
+      .compile();
     app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
     configureApp(app, config);
     await app.init();
@@ -99,7 +105,7 @@ describe('profiles over real Redis and a real home', () => {
     const audit = (await http.get('/api/audit').expect(200)).body;
     expect(audit).toEqual({
       items: [
-        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local' },
+        { at: expect.any(String), type: 'profile_deleted', profile: 'work', scope: 'local', browserData: 'none' },
         { at: expect.any(String), type: 'profile_created', profile: 'work', scope: 'local' },
       ],
     });
@@ -107,7 +113,7 @@ describe('profiles over real Redis and a real home', () => {
     expect(file).not.toContain(home);
     expect(file.trim().split('\n').map((l) => Object.keys(JSON.parse(l)).sort())).toEqual([
       ['at', 'profile', 'scope', 'type'],
-      ['at', 'profile', 'scope', 'type'],
+      ['at', 'browserData', 'profile', 'scope', 'type'],
     ]);
   });
 });

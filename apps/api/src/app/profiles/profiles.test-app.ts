@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { ApiConfig } from '@stageflow/config';
-import type { LoginCheckRequest, LoginCheckResult } from '@stageflow/contracts';
+import type { LoginCheckRequest, LoginCheckResult, ProfileBrowserDataOutcome } from '@stageflow/contracts';
 import { ProfileLeases } from '@stageflow/leases';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { CapturingLogger, FakeRedisProbe, testConfig } from '../../test/test-app
 import { ApiModule } from '../api.module';
 import { configureApp } from '../app.setup';
 import { REDIS_PROBE } from '../health/redis.probe';
+import { BrowserHostBrowserData } from './browser-host-browser-data.adapter';
 import { BrowserHostChecks } from './browser-host-checks.adapter';
 import { ProfileCheckRecords, type LastProfileCheck, type ProfileCheckRecord } from './profile-check-records.repository';
 import { PROFILES_CLOCK } from './profiles-api.service';
@@ -40,6 +41,18 @@ export class FakeBrowserHostChecks extends BrowserHostChecks {
 
   async check(profile: string, criteria: LoginCheckRequest): Promise<LoginCheckResult> {
     this.calls.push({ profile, criteria });
+    if (this.answer instanceof Error) throw this.answer;
+    return this.answer;
+  }
+}
+
+/** Test support: browser-host's removal of a profile's browser data, answering what a test sets (or throwing it). */
+export class FakeBrowserHostBrowserData extends BrowserHostBrowserData {
+  readonly calls: string[] = [];
+  answer: ProfileBrowserDataOutcome | Error = 'none';
+
+  async remove(profile: string): Promise<ProfileBrowserDataOutcome> {
+    this.calls.push(profile);
     if (this.answer instanceof Error) throw this.answer;
     return this.answer;
   }
@@ -91,6 +104,7 @@ export interface ProfilesTestApp {
   leases: FakeProfileLeases;
   checkRecords: MemoryProfileCheckRecords;
   browserHost: FakeBrowserHostChecks;
+  browserData: FakeBrowserHostBrowserData;
   logger: CapturingLogger;
   config: ApiConfig;
   /** A fresh temp folder: STAGEFLOW_HOME of this app. */
@@ -107,6 +121,7 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
   const leases = new FakeProfileLeases();
   const checkRecords = new MemoryProfileCheckRecords();
   const browserHost = new FakeBrowserHostChecks();
+  const browserData = new FakeBrowserHostBrowserData();
   const logger = new CapturingLogger();
   const moduleRef = await Test.createTestingModule({
     imports: [ApiModule.forRoot(config, { engine: fakeEngineModule(engine) })],
@@ -119,6 +134,8 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
     .useValue(checkRecords)
     .overrideProvider(BrowserHostChecks)
     .useValue(browserHost)
+    .overrideProvider(BrowserHostBrowserData)
+    .useValue(browserData)
     .overrideProvider(PROFILES_CLOCK)
     .useValue({ now: () => new Date('2030-01-02T03:04:05.000Z') })
     .compile();
@@ -131,6 +148,7 @@ export async function createProfilesTestApp(options: { token?: string } = {}): P
     leases,
     checkRecords,
     browserHost,
+    browserData,
     logger,
     config,
     home,

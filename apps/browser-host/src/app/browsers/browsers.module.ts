@@ -87,7 +87,7 @@ export class BrowsersModule {
         { provide: ProfileAccess, useClass: StoreProfileAccess },
         { provide: RunStates, useClass: EngineRunStates },
       ],
-      exports: [...shared, LeasesModule],
+      exports: [...shared, ContainerBrowserProcesses, LeasesModule],
     };
   }
 }

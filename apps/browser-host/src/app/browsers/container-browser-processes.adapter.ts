@@ -99,6 +99,16 @@ export class ContainerBrowserProcesses implements SharedBrowserHost {
     return this.adapter.sweepOrphans((found) => found.runId !== runId || keep.has(found.browserId));
   }
 
+  /** Removes the profile's Docker volume; `absent` when there is none. @throws `profile_in_use` (409) */
+  removeProfileVolume(scope: string, profile: string): Promise<'removed' | 'absent'> {
+    return this.adapter.removeProfileVolume(scope, profile);
+  }
+
+  /** Removes this host's profile volumes of `scope` that `keep` does not keep and no container uses. */
+  sweepProfileVolumes(scope: string, keep: (profile: string) => Promise<boolean>): Promise<string[]> {
+    return this.adapter.sweepProfileVolumes(scope, keep);
+  }
+
   private get adapter(): ContainerChromeAdapter {
     const { container } = this.hostConfig.browser;
     this.client ??= new ContainerChromeAdapter({

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { AgentBrowserSessions, FsAgentBrowserSessions } from './agent-browser-sessions.adapter';
 import { LoginCheckController } from './login-check.controller';
 import { LoginChecks } from './login-check';
+import { ProfileBrowserDataController } from './profile-browser-data.controller';
+import { ProfileBrowserData } from './profile-browser-data.service';
 import { ProfileCheckController } from './profile-check.controller';
 import { ProfileChecks } from './profile-check.service';
 import { AllowlistAuditRepository } from './allowlist-audits.repository';
@@ -16,12 +18,13 @@ import { StageSessions } from './stage-sessions.service';
  * soft allowlist audit of profile stages. Needs the global BrowsersModule.
  */
 @Module({
-  controllers: [SessionsController, LoginCheckController, ProfileCheckController],
+  controllers: [SessionsController, LoginCheckController, ProfileCheckController, ProfileBrowserDataController],
   providers: [
     SessionRegistry,
     StageSessions,
     LoginChecks,
     ProfileChecks,
+    ProfileBrowserData,
     AllowlistAuditRepository,
     AllowlistAudits,
     { provide: ALLOWLIST_AUDIT_TIMING, useValue: DEFAULT_ALLOWLIST_AUDIT_TIMING },

@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ProfileLeases } from '@stageflow/leases';
+import { ProfileStore } from '@stageflow/profiles';
 import { rm } from 'node:fs/promises';
 import { BrowserProcesses } from '../browsers/browser-processes.adapter';
 import { BrowserRegistry } from '../browsers/browser-registry.repository';
 import { RunBrowsers } from '../browsers/run-browsers.service';
 import { RunStates } from '../browsers/run-states.adapter';
+import { OWNER_SCOPE } from '../browsers/browser-host.tokens';
+import { ContainerBrowserProcesses } from '../browsers/container-browser-processes.adapter';
 import { AgentBrowserSessions } from '../sessions/agent-browser-sessions.adapter';
 import { SessionRegistry } from '../sessions/session-registry.repository';
 import { StageSessions } from '../sessions/stage-sessions.service';
@@ -24,7 +27,12 @@ export interface StartupSweepReport {
   orphans: { browsers: string[]; displays: string[]; profiles: string[] };
   /** Leases taken back from dead runs. */
   reclaimedLeases: number;
+  /** Profiles whose container-host volume went because the profile no longer exists. */
+  orphanVolumes: string[];
 }
+
+/** The volume calls of the sweep; `ContainerBrowserProcesses` fits it. */
+export type SweptVolumes = Pick<ContainerBrowserProcesses, 'inUse' | 'sweepProfileVolumes'>;
 
 /**
  * Runs once before browser-host serves sessions: nothing a dead run had (browser,
@@ -45,6 +53,9 @@ export class StartupSweep {
     private readonly processes: BrowserProcesses,
     private readonly teardown: RunTeardown,
     @Inject(ProfileLeases) private readonly leases: Pick<ProfileLeases, 'reclaimAll'>,
+    @Inject(ContainerBrowserProcesses) private readonly volumes: SweptVolumes,
+    @Inject(ProfileStore) private readonly profiles: Pick<ProfileStore, 'exists'>,
+    @Inject(OWNER_SCOPE) private readonly scope: string,
   ) {}
 
   async run(): Promise<StartupSweepReport> {
@@ -69,6 +80,7 @@ export class StartupSweep {
       closedSessions: [],
       orphans: { browsers: [], displays: [], profiles: [] },
       reclaimedLeases: 0,
+      orphanVolumes: [],
     };
     for (const [runId, live] of alive) {
       if (live) continue;
@@ -91,7 +103,24 @@ export class StartupSweep {
     }
     report.orphans = await this.processes.sweepOrphans(this.browsers.knownIds());
     report.reclaimedLeases = (await this.leases.reclaimAll((runId) => this.runs.isAlive(runId))).length;
+    report.orphanVolumes = await this.sweepVolumes();
     this.log.log({ msg: 'Startup sweep done', ...report });
     return report;
+  }
+
+  /**
+   * Volumes of profiles deleted while no container Host could remove them (browser-host
+   * down, the folder removed by hand, a Host that used local browsers then): a new
+   * profile of the same name must not inherit their login. After the container sweep,
+   * so volumes of dead runs' containers are free. A profile whose folder is unsafe is
+   * kept: the store cannot say it is gone.
+   */
+  private async sweepVolumes(): Promise<string[]> {
+    if (!this.volumes.inUse) return [];
+    const removed = await this.volumes.sweepProfileVolumes(this.scope, (profile) =>
+      this.profiles.exists(this.scope, profile).catch(() => true),
+    );
+    if (removed.length > 0) this.log.log({ msg: `Removed the Docker volumes of ${removed.length} deleted profile(s)`, profiles: removed });
+    return removed;
   }
 }

@@ -82,7 +82,7 @@ describe('BrowserHostClient', () => {
     const dead = new BrowserHostClient({ browserHostUrl: 'http://127.0.0.1:1' });
     const error = await dead.open(request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrowserHostError);
-    expect(error).toMatchObject({ code: 'browser_host_unreachable' });
+    expect(error).toMatchObject({ code: 'browser_host_unavailable' });
   });
 });
 

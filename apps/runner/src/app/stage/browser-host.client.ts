@@ -11,7 +11,7 @@ import {
 } from '@stageflow/contracts';
 import { RUNNER_CONFIG } from '../runner.tokens';
 
-/** browser-host refused or could not be asked; `code` is its stable error code (or `browser_host_unreachable`). */
+/** browser-host refused or could not be asked; `code` is its stable error code (or `browser_host_unavailable`). */
 export class BrowserHostError extends Error {
   constructor(
     readonly code: string,
@@ -89,7 +89,7 @@ export class BrowserHostClient {
       });
     } catch (error) {
       throw new BrowserHostError(
-        'browser_host_unreachable',
+        'browser_host_unavailable',
         0,
         `browser-host at ${this.base} did not answer: ${(error as Error).message}`,
       );

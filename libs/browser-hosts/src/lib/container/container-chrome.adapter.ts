@@ -250,6 +250,87 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
     return swept;
   }
 
+  /**
+   * Removes the profile's volume `sf-profile-<scope>-<profile>` (its cookies and site
+   * data), whichever host id made it: a new profile of the same name must start logged
+   * out. A volume labelled for another (scope, profile) pair is not this profile's data
+   * and is left alone (`absent`). Idempotent: no volume is `absent`.
+   *
+   * @throws `profile_in_use` (409) while a browser of this adapter, or any container
+   * (running or stopped, any host or tool), uses the volume.
+   */
+  async removeProfileVolume(scope: string, profile: string): Promise<'removed' | 'absent'> {
+    if (!isSafeName(scope) || !isSafeName(profile)) {
+      throw new BrowserHostError('launch_options_invalid', 'The scope and profile of a profile volume must be safe names.');
+    }
+    const volume = profileVolumeName(scope, profile);
+    if (this.volumesInUse.has(volume)) {
+      throw new BrowserHostError('profile_in_use', `A browser of this host runs on profile "${profile}" now. Wait for its run to end, or cancel it, then delete again.`, { profile });
+    }
+    const info = await this.docker
+      .getVolume(volume)
+      .inspect()
+      .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
+    if (!info) return 'absent';
+    const labels = info.Labels ?? {};
+    const other = (key: string, want: string) => labels[key] !== undefined && labels[key] !== want;
+    if (other(LABELS.scope, scope) || other(LABELS.profile, profile)) return 'absent';
+    await this.assertNoContainerOn(volume, profile);
+    try {
+      await this.docker.getVolume(volume).remove();
+    } catch (error) {
+      if (isNotFound(error)) return 'absent';
+      // A container was created on it since we looked.
+      if ((error as DockerError).statusCode === 409) await this.assertNoContainerOn(volume, profile);
+      throw error;
+    }
+    return 'removed';
+  }
+
+  /**
+   * Removes the profile volumes this host made (label `stageflow.host`) in `scope`
+   * whose profile `keep` does not keep and that no container (of any host, in any
+   * state) uses. Volumes without this host's label, of another scope, or whose name
+   * is not `sf-profile-<scope>-<profile>` of their own labels are never touched.
+   * Returns the profiles whose volume went.
+   */
+  async sweepProfileVolumes(scope: string, keep: (profile: string) => boolean | Promise<boolean>): Promise<string[]> {
+    const { Volumes } = await this.docker.listVolumes({ filters: { label: [`${LABELS.host}=${this.hostId}`, `${LABELS.scope}=${scope}`] } });
+    const removed: string[] = [];
+    for (const found of Volumes ?? []) {
+      const labels = found.Labels ?? {};
+      const profile = labels[LABELS.profile];
+      if (labels[LABELS.host] !== this.hostId || labels[LABELS.scope] !== scope || !profile || !isSafeName(profile)) continue;
+      if (found.Name !== profileVolumeName(scope, profile) || this.volumesInUse.has(found.Name)) continue;
+      if (await keep(profile)) continue;
+      const users = await this.docker.listContainers({ all: true, filters: { volume: [found.Name] } });
+      if (users.length > 0) continue;
+      try {
+        await this.docker.getVolume(found.Name).remove();
+      } catch (error) {
+        // Gone already, or a container took it meanwhile: either way not ours to remove now.
+        const status = (error as DockerError).statusCode;
+        if (status === 404 || status === 409) continue;
+        throw error;
+      }
+      removed.push(profile);
+    }
+    return removed;
+  }
+
+  private async assertNoContainerOn(volume: string, profile: string): Promise<void> {
+    const users = await this.docker.listContainers({ all: true, filters: { volume: [volume] } });
+    if (users.length > 0) {
+      const names = users.map((u) => u.Names[0]?.replace(/^\//, '') ?? u.Id.slice(0, 12));
+      throw new BrowserHostError(
+        'profile_in_use',
+        `Profile "${profile}"'s browser container still exists (${names.join(', ')}). Wait for its run to end, or cancel it ` +
+          '(browser-host then removes the container), then delete again.',
+        { profile, containers: names },
+      );
+    }
+  }
+
   /** Gracefully closes every browser this adapter runs (their containers are removed). */
   async closeAll(): Promise<void> {
     await Promise.allSettled([...this.running.values()].map((b) => b.close()));
@@ -388,7 +469,8 @@ export class ContainerChromeAdapter implements BrowserHostAdapter {
       .catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
     if (!existing) {
       // A new volume takes the owner and mode (chrome, 0700) of the image's /profile on first mount.
-      await this.docker.createVolume({ Name: volume, Labels: { [LABELS.scope]: scope, [LABELS.profile]: profile } });
+      // The host label lets this host's startup sweep find the volumes it made (and only those).
+      await this.docker.createVolume({ Name: volume, Labels: { [LABELS.scope]: scope, [LABELS.profile]: profile, [LABELS.host]: this.hostId } });
       return;
     }
     const labels = existing.Labels ?? {};
