@@ -107,6 +107,6 @@ function row(r: AuditRecord): HTMLElement {
     h('td', null, r.scope),
     h('td', null, r.runId ? h('a', { href: runHref(r.runId) }, r.runId) : ''),
     h('td', null, r.stageId ?? ''),
-    h('td', null, r.host ?? r.reason ?? r.result ?? ''),
+    h('td', null, r.host ?? r.reason ?? r.result ?? r.browserData ?? ''),
   );
 }
