@@ -337,6 +337,7 @@ describe('the console in a browser', () => {
   };
 
   let relayPort: number;
+  let browserHostUrl: string;
   const startApi = async () => {
     api = await spawnService(
       'api',
@@ -345,6 +346,8 @@ describe('the console in a browser', () => {
         STAGEFLOW_API_TOKEN: TOKEN,
         STAGEFLOW_CONSOLE_DIR: consoleDir,
         STAGEFLOW_LIVE_VIEW_URL: `http://127.0.0.1:${relayPort}`,
+        // Profile deletes and Check now go through browser-host.
+        STAGEFLOW_BROWSER_HOST_URL: browserHostUrl,
       }),
       `${base}/api/health`,
     );
@@ -373,7 +376,7 @@ describe('the console in a browser', () => {
     // One at a time: several TypeScript boots at once starve a small machine.
     // browser-host: no screen here, but this stack serves the live view (STAGEFLOW_LIVE_VIEW).
     const browserHostPort = await freePort();
-    const browserHostUrl = `http://127.0.0.1:${browserHostPort}`;
+    browserHostUrl = `http://127.0.0.1:${browserHostPort}`;
     services.push(
       await spawnService(
         'browser-host',
@@ -1011,7 +1014,10 @@ describe('the console in a browser', () => {
     await row.getByTestId('holder').filter({ hasText: 'free' }).waitFor();
     page.once('dialog', (dialog) => void dialog.accept());
     await row.getByRole('button', { name: 'Delete' }).click();
-    await row.waitFor({ state: 'detached' });
+    await row.waitFor({ state: 'detached' }).catch(async (error: Error) => {
+      const alerts = await page.getByRole('alert').allTextContents();
+      throw new Error(`${error.message}; the page says ${JSON.stringify(alerts)}`);
+    });
 
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByTestId('audit-filters').getByLabel('Profile').fill('console-demo');

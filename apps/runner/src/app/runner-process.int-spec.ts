@@ -75,6 +75,8 @@ describe('a runner process killed with SIGKILL mid-stage', () => {
     expect(Date.now() - stoppingAt).toBeLessThan(10000);
     expect((await getJson(port2, '/health')).status).toBe(0);
 
+    // 'exit' can come before the last lines of its stdout were read.
+    await waitFor('the runner\'s shutdown line on its stdout', async () => logLines.some((line) => line.includes('"stopped taking stage jobs"')), 5000);
     // JSON lines; the stage work it logged carries the run and stage ids.
     const logged = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.find((l) => l['msg'] === 'runner lost while running attempt 1')).toMatchObject({
