@@ -281,6 +281,12 @@ class LiveView {
       return;
     }
     const message = withModifiers({ type: 'mouse' as const, action: 'click' as const, ...press.at, ...(press.button === 'left' ? {} : { button: press.button }) }, e);
+    // A move still waiting for its animation frame happened before this click: it goes
+    // now, or its later flush would send a waiting first click alone and split a double
+    // click (seen on a loaded machine). Between the two clicks of a double, it is dropped.
+    const move = this.pendingMove;
+    this.pendingMove = undefined;
+    if (move && !this.clicks.waiting) this.sendInput(move);
     if (this.canSend()) this.clicks.click(message, e.clientX, e.clientY);
   }
 

@@ -389,10 +389,16 @@ describe('Reopen browser tab', () => {
     expect(await fresh.evaluate<string>('document.getElementById("cookies").textContent')).toBe('sid=1');
 
     // Input goes to the new tab.
+    const framesBeforeInput = viewer.frames.length;
     await fresh.evaluate('document.body.innerHTML = \'<input id="q" style="position:absolute;left:0;top:0;width:100%;height:100%">\'');
+    // The view has a picture of the new page before the click lands in it.
+    await viewer.frameCount(framesBeforeInput + 1);
+    const from = viewer.messages.length;
     viewer.send(click({ x: 0.5, y: 0.5 }));
     viewer.send(press('k'));
-    await waitFor('typing in the reopened tab', async () => (await fresh.evaluate<string>('document.getElementById("q").value')) === 'k');
+    await waitFor('typing in the reopened tab', async () => (await fresh.evaluate<string>('document.getElementById("q").value')) === 'k').catch((error: Error) => {
+      throw new Error(`${error.message}; the relay said ${JSON.stringify(viewer.messages.slice(from))}`);
+    });
     viewer.close();
   });
 });
