@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoggerService } from '@nestjs/common';
 import type { CdpConnection, TargetInfo } from '@stageflow/cdp';
 import {
@@ -339,8 +340,10 @@ export class StageView {
     const createdUrl = this.createdUrls.get(event.targetInfo.targetId);
     this.createdUrls.delete(event.targetInfo.targetId);
     const targetInfo = { ...event.targetInfo, url: event.targetInfo.url || createdUrl || '' };
-    const resumeAndDetach = (): void => {
-      const resume = waitingForDebugger ? this.cdp.send('Runtime.runIfWaitingForDebugger', {}, { sessionId }) : Promise.resolve();
+    const resumeAndDetach = (delayMs = 0): void => {
+      const resume = waitingForDebugger
+        ? sleep(delayMs).then(() => this.cdp.send('Runtime.runIfWaitingForDebugger', {}, { sessionId }))
+        : Promise.resolve();
       void resume
         .catch(() => undefined)
         .then(() => this.cdp.send('Target.detachFromTarget', { sessionId }))
@@ -366,7 +369,12 @@ export class StageView {
       if (waitingForDebugger) void this.cdp.send('Runtime.runIfWaitingForDebugger', {}, { sessionId }).catch(() => undefined);
       return;
     }
-    resumeAndDetach();
+    // Chrome starts a paused page at the first client's resume, and detaching does not
+    // start it. A popup of a page another view shows (another stage's tab of the same
+    // browser) is that view's to prepare (dialog events on before its scripts run):
+    // resuming it at once here would race it. So this view waits a little, and resumes
+    // it only if nobody has (an owner that is gone must not leave the page paused).
+    resumeAndDetach(targetInfo.openerId !== undefined ? FOREIGN_POPUP_RESUME_DELAY_MS : 0);
   }
 
   private async adoptPopup(page: ViewedPage, paused: boolean): Promise<void> {
@@ -605,6 +613,9 @@ export class StageView {
     this.deps.onEnded(this);
   }
 }
+
+/** How long a view leaves a popup of another view's page paused before it resumes it itself (see `onAttached`). */
+const FOREIGN_POPUP_RESUME_DELAY_MS = 2000;
 
 /** How long a view whose tab or browser went waits for the stage's or run's end to give the reason, before it says `tab-closed` or `browser-gone`. */
 const TAB_GONE_GRACE_MS = 1500;
