@@ -9,8 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { recreateBrowserHost, REPO_ROOT, run } from './support/compose-stack';
-import { ended, stage, type Run } from './support/browser-session-run';
-import { api, pollUntil } from './support/stageflow-client';
+import { api, pollUntil, RunView, StageView } from './support/stageflow-client';
 
 // Builds nothing, but drives real browsers through a login gate: minutes, not seconds.
 jest.setTimeout(600_000);
@@ -19,6 +18,19 @@ const YAML = readFileSync(join(REPO_ROOT, 'examples/browser-session/pipeline.yam
 const LOGIN_SCRIPT = join(REPO_ROOT, 'examples/browser-session/login-over-cdp.mjs');
 const startedHere = process.env['STAGEFLOW_E2E_STARTED'] === '1';
 
+interface GateView {
+  message: string;
+  login?: { handoff: string; livePath: string; url: string };
+  answer?: { decision: string };
+}
+type Stage = StageView & { attempt: number; gate?: GateView; envelope?: { ok: boolean; output: Record<string, unknown>; artifacts?: string[] } };
+type Run = Omit<RunView, 'stages'> & { stages: Stage[] };
+
+const stage = (r: Run, id: string): Stage => {
+  const found = r.stages.find((s) => s.id === id);
+  if (!found) throw new Error(`run ${r.id} has no stage ${id}`);
+  return found;
+};
 
 /** Runs a test started, cancelled after it whatever happened: an unfinished run would hold the profile's lease. */
 const started: string[] = [];
@@ -30,6 +42,7 @@ async function startRun(): Promise<Run> {
   return res.body;
 }
 
+const ended = (r: Run) => ['success', 'failed', 'cancelled', 'abandoned'].includes(r.state);
 
 /** The example README's sign-in step: the script, inside browser-host, against the gate's tab. */
 async function signIn(runId: string): Promise<void> {

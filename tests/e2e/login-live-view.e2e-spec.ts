@@ -19,8 +19,7 @@ import type { RunEvent } from '@stageflow/contracts';
 import { chromium, type Browser, type Locator } from 'playwright-core';
 import { REPO_ROOT } from './support/compose-stack';
 import { isJpeg, LiveViewClient } from './support/live-view-client';
-import { ended, stage, type Run } from './support/browser-session-run';
-import { api, pollUntil, runHistory, stackToken, stackUrl } from './support/stageflow-client';
+import { api, pollUntil, runHistory, RunView, stackToken, stackUrl, StageView } from './support/stageflow-client';
 
 // Real browsers in containers, a gate answered twice: minutes, not seconds.
 jest.setTimeout(480_000);
@@ -38,6 +37,20 @@ const AT = {
   popupSignIn: { x: 240, y: 278 },
 };
 
+interface GateView {
+  message: string;
+  login?: { handoff: string; livePath: string; url: string };
+  answer?: { decision: string };
+}
+type Stage = StageView & { attempt: number; gate?: GateView; envelope?: { ok: boolean; output: Record<string, unknown>; artifacts?: string[] } };
+type Run = Omit<RunView, 'stages'> & { stages: Stage[] };
+
+const stage = (r: Run, id: string): Stage => {
+  const found = r.stages.find((s) => s.id === id);
+  if (!found) throw new Error(`run ${r.id} has no stage ${id}`);
+  return found;
+};
+const ended = (r: Run) => ['success', 'failed', 'cancelled', 'abandoned'].includes(r.state);
 const describeRun = (r: Run) =>
   JSON.stringify(r.stages.map((s) => `${s.id}#${s.attempt}: ${s.state} ${s.reason ?? ''} ${(s as { logTail?: string[] }).logTail?.join(' | ') ?? ''}`));
 
