@@ -273,8 +273,9 @@ describe('steps stages (runner + browser-host + Chromium)', () => {
       expect.arrayContaining(['the page opened an alert dialog; accepted it', 'the page opened a confirm dialog; dismissed it']),
     );
 
-    const covered = await runOne([open, { action: 'click', selector: '#under', timeoutSeconds: 1 }]);
-    expect(covered.reason).toBe('step 2 (click "#under"): the element is covered by another element (div#overlay) after 1 s');
+    // 3 s: in 1 s a loaded CI machine's page once answered no probe at all ("the page did not answer").
+    const covered = await runOne([open, { action: 'click', selector: '#under', timeoutSeconds: 3 }]);
+    expect(covered.reason).toBe('step 2 (click "#under"): the element is covered by another element (div#overlay) after 3 s');
 
     const badSelector = await runOne([open, { action: 'click', selector: 'div[', timeoutSeconds: 30 }]);
     expect(badSelector.reason).toMatch(/^step 2 \(click "div\["\): the selector is not valid CSS: .*div\[/);
